@@ -1,0 +1,40 @@
+# nnperf top-level targets (the README explains each). CMake does the real work.
+#   make            release build in build/ (bin: build/nnperf)
+#   make test       installs dependencies, builds with ASan+UBSan in build-asan/, runs the
+#                   whole suite (unit, per-op, conformance, CLI, model tests, fuzz smoke)
+#   make conformance   ONNX backend node tests only, with the per-op table
+#   make fuzz       long fuzz runs (1M executions per target, see scripts/fuzz.sh)
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+
+.PHONY: all build deps test conformance fuzz clean
+
+all: build
+
+deps:
+	scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -R fuzz
+
+conformance: build
+	$(BUILD)/tests/conformance/nnp_conformance --known-failures tests/conformance/known_failures.txt \
+	  /usr/share/libonnx-testdata/data/node /usr/share/libonnx-testdata/data/pytorch-converted \
+	  /usr/share/libonnx-testdata/data/pytorch-operator /usr/share/libonnx-testdata/data/simple
+
+fuzz: deps
+	scripts/fuzz.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

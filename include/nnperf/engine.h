@@ -1,0 +1,78 @@
+/* The native engine: compiles a graph into a plan for fixed input shapes and runs it.
+ *
+ * A plan borrows the graph: the graph must outlive it. All memory a plan needs is
+ * allocated by nnp_plan_compile; nnp_plan_run allocates nothing. */
+#ifndef NNPERF_ENGINE_H
+#define NNPERF_ENGINE_H
+
+#include <stdint.h>
+
+#include "nnperf/ir.h"
+#include "nnperf/status.h"
+#include "nnperf/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NNP_PLAN_MAX_BINDINGS 16
+
+typedef struct nnp_plan nnp_plan;
+
+typedef struct nnp_dim_binding {
+  const char *symbol; /* a dim_param of the model, e.g. "N" or "batch_size" */
+  int64_t value;
+} nnp_dim_binding;
+
+typedef struct nnp_shape_binding {
+  const char *input; /* graph input name */
+  int rank;
+  int64_t dims[NNP_MAX_RANK];
+} nnp_shape_binding;
+
+typedef struct nnp_plan_options {
+  /* Value given to symbolic or unknown input dimensions without a binding (default 1:
+   * the symbolic batch dimension becomes batch 1). */
+  int64_t default_dim;
+  int n_dims;
+  nnp_dim_binding dims[NNP_PLAN_MAX_BINDINGS];
+  int n_shapes; /* explicit full shapes for inputs, override the declared ones */
+  nnp_shape_binding shapes[NNP_PLAN_MAX_BINDINGS];
+} nnp_plan_options;
+
+void nnp_plan_options_default(nnp_plan_options *o);
+
+/* Resolves input shapes, checks every op is supported (listing all that are not, by op
+ * and node), infers all shapes, evaluates what is known at load time, allocates. */
+nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out);
+void nnp_plan_destroy(nnp_plan *p);
+
+int nnp_plan_num_inputs(const nnp_plan *p);
+const char *nnp_plan_input_name(const nnp_plan *p, int i);
+int nnp_plan_find_input(const nnp_plan *p, const char *name);
+/* The input buffer itself (dtype and shape fixed at compile time): fill it in place. */
+nnp_tensor *nnp_plan_input(nnp_plan *p, int i);
+/* Copies src into input i after checking dtype and shape. */
+nnp_status nnp_plan_set_input(nnp_plan *p, int i, const nnp_tensor *src);
+
+/* One synchronous inference. */
+nnp_status nnp_plan_run(nnp_plan *p);
+
+int nnp_plan_num_outputs(const nnp_plan *p);
+const char *nnp_plan_output_name(const nnp_plan *p, int i);
+const nnp_tensor *nnp_plan_output(const nnp_plan *p, int i);
+
+/* Introspection (inspect, explain): the tensor of graph value v as compiled (dtype,
+ * shape, buffer; NULL for a value no node uses or defines), whether it was known at
+ * load time, the executed steps and the node each runs. */
+const nnp_tensor *nnp_plan_value(const nnp_plan *p, int v);
+bool nnp_plan_value_is_constant(const nnp_plan *p, int v);
+int nnp_plan_num_steps(const nnp_plan *p);
+const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s);
+/* Bytes of buffers for non-constant intermediate values (each its own buffer). */
+size_t nnp_plan_activation_bytes(const nnp_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

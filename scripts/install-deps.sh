@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what nnperf needs to build and test, from Debian's packages. Idempotent: a
+# package already installed is not touched, and apt-get runs only when one is missing.
+#
+#   cmake, gcc            the build
+#   protobuf-c-compiler   protoc-c generates the ONNX parser from onnx.proto at build time
+#   libprotobuf-c-dev     the protobuf-c runtime the generated parser links against
+#   libonnx-dev           ships onnx.proto (/usr/include/onnx/onnx.proto), the format's definition
+#   libonnx-testdata      the ONNX backend node tests: nnperf's conformance suite
+#   clang, libclang-rt-14-dev   libFuzzer + sanitizer runtimes for the fuzz targets
+#   python3-torch, python3-torchvision, python3-onnx, python3-numpy, libopenblas-dev
+#                         export real torchvision models to ONNX and compute PyTorch's
+#                         reference outputs for the model tests (test-only)
+set -euo pipefail
+
+packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
+          clang libclang-rt-14-dev
+          python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,170 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "nnperf/onnx.h"
+#if __has_include("nnperf/zoo.h")
+#include "nnperf/zoo.h"
+#define HAVE_ZOO 1
+#endif
+
+int cli_fail(const char *what) {
+  if (what) fprintf(stderr, "nnperf: error: %s: %s\n", what, nnp_last_error());
+  else fprintf(stderr, "nnperf: error: %s\n", nnp_last_error());
+  return CLI_FAIL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "nnperf %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (see nnperf %s --help)\n", cmd);
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+const char cli_model_options_help[] =
+    "  --batch N              batch size: binds each input's symbolic first dimension (default 1)\n"
+    "  --dim SYMBOL=N         binds a named symbolic dimension (e.g. --dim height=320)\n"
+    "  --shape [NAME:]DIMS    full shape of an input, e.g. --shape input:1x3x224x224\n"
+    "                         (NAME may be left out when the model has one input)\n";
+
+void cli_model_opts_init(cli_model_opts *o) {
+  memset(o, 0, sizeof *o);
+  nnp_plan_options_default(&o->plan);
+}
+
+bool cli_parse_dims(const char *s, int *rank, int64_t *dims) {
+  if (!strcmp(s, "scalar")) {
+    *rank = 0;
+    return true;
+  }
+  int r = 0;
+  while (*s) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0 || r == NNP_MAX_RANK) return false;
+    dims[r++] = v;
+    s = end;
+    if (*s == 'x' || *s == 'X' || *s == ',') s++;
+    else if (*s) return false;
+  }
+  *rank = r;
+  return r > 0;
+}
+
+int cli_model_option(cli_model_opts *o, const char *cmd, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (strcmp(a, "--batch") && strcmp(a, "--dim") && strcmp(a, "--shape")) return 0;
+  if (*i + 1 >= argc) {
+    cli_usage_error(cmd, "%s needs a value", a);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  if (!strcmp(a, "--batch")) {
+    char *end;
+    long long b = strtoll(v, &end, 10);
+    if (*end || b <= 0 || b > 1 << 20) {
+      cli_usage_error(cmd, "--batch wants a positive integer, not '%s'", v);
+      return -1;
+    }
+    o->batch = b;
+    return 1;
+  }
+  if (!strcmp(a, "--dim")) {
+    const char *eq = strchr(v, '=');
+    char *end;
+    long long d = eq ? strtoll(eq + 1, &end, 10) : -1;
+    if (!eq || eq == v || *end || d < 0 || o->plan.n_dims == NNP_PLAN_MAX_BINDINGS) {
+      cli_usage_error(cmd, "--dim wants SYMBOL=N, not '%s'", v);
+      return -1;
+    }
+    static char names[NNP_PLAN_MAX_BINDINGS][128];
+    snprintf(names[o->plan.n_dims], sizeof names[0], "%.*s", (int)(eq - v), v);
+    o->plan.dims[o->plan.n_dims].symbol = names[o->plan.n_dims];
+    o->plan.dims[o->plan.n_dims++].value = d;
+    return 1;
+  }
+  /* --shape */
+  if (o->plan.n_shapes == NNP_PLAN_MAX_BINDINGS) {
+    cli_usage_error(cmd, "too many --shape options");
+    return -1;
+  }
+  nnp_shape_binding *b = &o->plan.shapes[o->plan.n_shapes];
+  const char *colon = strrchr(v, ':');
+  const char *dims = colon ? colon + 1 : v;
+  if (!cli_parse_dims(dims, &b->rank, b->dims)) {
+    cli_usage_error(cmd, "--shape wants [NAME:]DIMS like input:1x3x224x224, not '%s'", v);
+    return -1;
+  }
+  static char names[NNP_PLAN_MAX_BINDINGS][256];
+  snprintf(names[o->plan.n_shapes], sizeof names[0], "%.*s", colon ? (int)(colon - v) : 0, v);
+  b->input = names[o->plan.n_shapes];
+  o->plan.n_shapes++;
+  return 1;
+}
+
+nnp_status cli_load_graph(const cli_model_opts *o, nnp_graph **out) {
+  if (!strncmp(o->model, "zoo:", 4)) {
+#ifndef HAVE_ZOO
+    return nnp_error(NNP_ERR_UNSUPPORTED, "zoo not built");
+#else
+    nnp_zoo_options zo;
+    nnp_zoo_options_default(&zo);
+    return nnp_zoo_build(o->model + 4, &zo, out);
+#endif
+  }
+  return nnp_onnx_load(o->model, NULL, out);
+}
+
+void cli_apply_batch(cli_model_opts *o, const nnp_graph *g) {
+  /* --shape without a name applies to the only input */
+  for (int k = 0; k < o->plan.n_shapes; k++)
+    if (!o->plan.shapes[k].input[0] && g->n_inputs == 1) o->plan.shapes[k].input = g->values[g->inputs[0]].name;
+  if (!o->batch) return;
+  for (int i = 0; i < g->n_inputs; i++) {
+    const nnp_value *v = &g->values[g->inputs[i]];
+    if (v->rank < 1 || v->dims[0].value >= 0) continue;
+    if (v->dims[0].symbol) {
+      bool bound = false;
+      for (int k = 0; k < o->plan.n_dims; k++)
+        if (!strcmp(o->plan.dims[k].symbol, v->dims[0].symbol)) bound = true;
+      if (!bound && o->plan.n_dims < NNP_PLAN_MAX_BINDINGS) {
+        o->plan.dims[o->plan.n_dims].symbol = v->dims[0].symbol;
+        o->plan.dims[o->plan.n_dims++].value = o->batch;
+      }
+    } else if (o->plan.n_shapes < NNP_PLAN_MAX_BINDINGS) {
+      /* unnamed unknown batch dim: bind the full shape with the other dims as declared */
+      nnp_shape_binding *b = &o->plan.shapes[o->plan.n_shapes++];
+      b->input = v->name;
+      b->rank = v->rank;
+      for (int d = 0; d < v->rank; d++) b->dims[d] = v->dims[d].value >= 0 ? v->dims[d].value : o->plan.default_dim;
+      b->dims[0] = o->batch;
+    }
+  }
+}
+
+void cli_fill_random(nnp_tensor *t, uint64_t seed) {
+  int64_t n = nnp_tensor_numel(t);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  for (int64_t i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    double u = (double)(s >> 11) / 9007199254740992.0; /* [0, 1) */
+    switch (t->dtype) {
+      case NNP_F32: case NNP_F64: case NNP_F16: nnp_tensor_set_f64(t, i, 2.0 * u - 1.0); break;
+      default: nnp_tensor_set_f64(t, i, 0); break; /* indices, masks: zeros are always valid */
+    }
+  }
+}
+
+double cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

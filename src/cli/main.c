@@ -1,0 +1,56 @@
+/* nnperf: inference-framework performance analysis. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef NNP_VERSION
+#define NNP_VERSION "0.1.0"
+#endif
+
+typedef struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", nnp_cmd_run, "run one inference with the native engine, write outputs as .npy"},
+    {"inspect", nnp_cmd_inspect, "ops, shapes, parameters, MACs/FLOPs and activation memory of a model"},
+    /* {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},*/
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "nnperf %s - measure inference frameworks under one methodology, and explain the differences\n\n"
+          "usage: nnperf COMMAND [options]     (nnperf COMMAND --help for each command's options)\n\n"
+          "commands:\n",
+          NNP_VERSION);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\nmodels: a path to an .onnx file, or zoo:NAME for a built-in model with seeded weights\n"
+          "        (nnperf zoo --list shows them).\n\n"
+          "examples:\n"
+          "  nnperf zoo resnet18 -o resnet18.onnx\n"
+          "  nnperf inspect resnet18.onnx\n"
+          "  nnperf run resnet18.onnx --batch 4 --output-dir out/\n"
+          "  nnperf run model.onnx --input input=image.npy\n\n"
+          "exit status: 0 success, 1 the model or data is at fault (one-line error), 2 bad command line\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return argc < 2 ? CLI_USAGE : CLI_OK;
+  }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    printf("nnperf %s\n", NNP_VERSION);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "nnperf: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return CLI_USAGE;
+}

@@ -1,0 +1,298 @@
+/* Plan compilation and execution with the reference kernels.
+ *
+ * Compile walks the nodes in topological order, infers every output's shape, and
+ * evaluates at load time the nodes whose inputs are all known and whose outputs are
+ * small (shape arithmetic such as Shape -> Gather -> Concat -> Reshape), so that shapes
+ * depending on them are static. Every other node becomes a step. Each value owns its
+ * own buffer (memory planning is a later pass). */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/op_eval.h"
+#include "nnperf/alloc.h"
+#include "nnperf/engine.h"
+#include "ops/op.h"
+
+/* Nodes whose inputs are all known are evaluated at load time when their outputs hold
+ * at most this many elements: enough for any shape computation, small enough that
+ * load-time evaluation never hides real compute from the timed run. */
+#define NNP_FOLD_MAX_ELEMS 4096
+
+typedef struct plan_value {
+  nnp_tensor t;
+  bool used;     /* defined or read by the plan */
+  bool known;    /* data known at load time (initializer or folded) */
+  bool owns;     /* t.data allocated by the plan */
+} plan_value;
+
+typedef struct plan_step {
+  const nnp_node *node;
+  const nnp_op_info *info;
+  int first_in, first_out; /* offsets into plan->in_ptrs / out_ptrs */
+} plan_step;
+
+struct nnp_plan {
+  const nnp_graph *g;
+  plan_value *values;
+  plan_step *steps;
+  int n_steps;
+  const nnp_tensor **in_ptrs;
+  nnp_tensor **out_ptrs;
+  void *scratch;
+  size_t scratch_size;
+};
+
+void nnp_plan_options_default(nnp_plan_options *o) {
+  memset(o, 0, sizeof *o);
+  o->default_dim = 1;
+}
+
+static nnp_status oom(void) { return nnp_error(NNP_ERR_NOMEM, "out of memory while compiling the plan"); }
+
+void nnp_plan_destroy(nnp_plan *p) {
+  if (!p) return;
+  if (p->values)
+    for (int v = 0; v < p->g->n_values; v++)
+      if (p->values[v].owns) nnp_tensor_free(&p->values[v].t);
+  nnp_free(p->values);
+  nnp_free(p->steps);
+  nnp_free(p->in_ptrs);
+  nnp_free(p->out_ptrs);
+  nnp_aligned_free(p->scratch);
+  nnp_free(p);
+}
+
+static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int v) {
+  const nnp_value *val = &p->g->values[v];
+  nnp_tensor *t = &p->values[v].t;
+  t->dtype = val->dtype;
+  if (nnp_dtype_size(t->dtype) == 0)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "input '%s' has type %s, which nnperf does not support", val->name,
+                     nnp_dtype_name(val->dtype));
+  for (int k = 0; k < opt->n_shapes; k++) {
+    if (strcmp(opt->shapes[k].input, val->name) != 0) continue;
+    if (val->rank >= 0 && opt->shapes[k].rank != val->rank)
+      return nnp_error(NNP_ERR_SHAPE, "input '%s' has rank %d, the given shape has rank %d", val->name, val->rank,
+                       opt->shapes[k].rank);
+    t->rank = opt->shapes[k].rank;
+    for (int d = 0; d < t->rank; d++) {
+      if (val->rank >= 0 && val->dims[d].value >= 0 && val->dims[d].value != opt->shapes[k].dims[d])
+        return nnp_error(NNP_ERR_SHAPE, "input '%s' dimension %d is fixed at %lld by the model, not %lld", val->name,
+                         d, (long long)val->dims[d].value, (long long)opt->shapes[k].dims[d]);
+      t->dims[d] = opt->shapes[k].dims[d];
+    }
+    goto alloc;
+  }
+  if (val->rank < 0)
+    return nnp_error(NNP_ERR_SHAPE, "input '%s' has no declared shape: give it one (e.g. --shape %s:1x3x224x224)",
+                     val->name, val->name);
+  t->rank = val->rank;
+  for (int d = 0; d < t->rank; d++) {
+    int64_t dim = val->dims[d].value;
+    if (dim < 0) {
+      dim = opt->default_dim;
+      for (int k = 0; k < opt->n_dims && val->dims[d].symbol; k++)
+        if (strcmp(opt->dims[k].symbol, val->dims[d].symbol) == 0) dim = opt->dims[k].value;
+    }
+    t->dims[d] = dim;
+  }
+alloc:
+  p->values[v].owns = true;
+  nnp_status s = nnp_tensor_alloc(t);
+  if (s != NNP_OK) return nnp_error_context(s, "input '%s'", val->name);
+  return NNP_OK;
+}
+
+/* Lists every node whose op nnperf lacks, in one message. */
+static nnp_status check_ops(const nnp_graph *g) {
+  char msg[900];
+  size_t used = 0;
+  int missing = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const nnp_node *n = &g->nodes[i];
+    if (nnp_op_get(n->op)) continue;
+    if (missing < 6 && used < sizeof msg)
+      used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s%s%s (node '%s')", missing ? ", " : "",
+                               n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op_type, n->name);
+    missing++;
+  }
+  if (!missing) return NNP_OK;
+  if (missing > 6 && used < sizeof msg) snprintf(msg + used, sizeof msg - used, " and %d more", missing - 6);
+  return nnp_error(NNP_ERR_UNSUPPORTED, "unsupported op%s: %s", missing > 1 ? "s" : "", msg);
+}
+
+static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in_used, int *n_out_used) {
+  const nnp_node *n = &g->nodes[i];
+  const nnp_op_info *info = nnp_op_get(n->op);
+  const nnp_tensor **in = p->in_ptrs + *n_in_used;
+  nnp_tensor **outp = p->out_ptrs + *n_out_used;
+  bool all_known = true;
+  for (int k = 0; k < n->n_inputs; k++) {
+    int v = n->inputs[k];
+    in[k] = v >= 0 ? &p->values[v].t : NULL;
+    if (v >= 0 && !p->values[v].known) all_known = false;
+  }
+  /* Infer into a local array, then copy into the value tensors. */
+  nnp_tensor out_local[n->n_outputs > 0 ? n->n_outputs : 1];
+  /* Values not known at load time are passed to infer() without data, as the contract
+   * says; keep their (runtime) buffers aside meanwhile. */
+  void *saved[n->n_inputs > 0 ? n->n_inputs : 1];
+  for (int k = 0; k < n->n_inputs; k++) {
+    int v = n->inputs[k];
+    saved[k] = v >= 0 ? p->values[v].t.data : NULL;
+    if (v >= 0 && !p->values[v].known) p->values[v].t.data = NULL;
+  }
+  size_t scratch = 0;
+  nnp_status s = nnp_op_infer(n, g->opset, n->n_inputs, in, n->n_outputs, out_local, &scratch);
+  for (int k = 0; k < n->n_inputs; k++)
+    if (n->inputs[k] >= 0) p->values[n->inputs[k]].t.data = saved[k];
+  if (s != NNP_OK) return s;
+  int64_t out_elems = 0;
+  for (int k = 0; k < n->n_outputs; k++) out_elems += nnp_tensor_numel(&out_local[k]);
+  bool fold = (info->flags & NNP_OPF_SHAPE_ONLY) || (all_known && out_elems <= NNP_FOLD_MAX_ELEMS);
+  for (int k = 0; k < n->n_outputs; k++) {
+    int v = n->outputs[k];
+    outp[k] = v >= 0 ? &p->values[v].t : NULL;
+    if (v < 0) continue; /* omitted optional output: the kernel sees NULL */
+    plan_value *pv = &p->values[v];
+    pv->t = out_local[k];
+    pv->t.data = NULL;
+    pv->used = true;
+    pv->owns = true;
+    NNP_TRY(nnp_tensor_alloc(&pv->t));
+  }
+  if (scratch > p->scratch_size) {
+    nnp_aligned_free(p->scratch);
+    p->scratch = nnp_aligned_alloc(scratch);
+    p->scratch_size = p->scratch ? scratch : 0;
+    if (!p->scratch) return nnp_error(NNP_ERR_NOMEM, "cannot allocate %zu bytes of scratch", scratch);
+  }
+  if (fold) {
+    nnp_op_ctx ctx = {.node = n, .opset = g->opset, .n_in = n->n_inputs, .in = in, .n_out = n->n_outputs,
+                      .out = outp, .scratch = p->scratch, .scratch_size = p->scratch_size};
+    NNP_TRY(info->ref(&ctx));
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] >= 0) p->values[n->outputs[k]].known = true;
+    return NNP_OK;
+  }
+  plan_step *st = &p->steps[p->n_steps++];
+  st->node = n;
+  st->info = info;
+  st->first_in = *n_in_used;
+  st->first_out = *n_out_used;
+  *n_in_used += n->n_inputs;
+  *n_out_used += n->n_outputs;
+  return NNP_OK;
+}
+
+nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
+  nnp_plan_options defaults;
+  if (!opt) {
+    nnp_plan_options_default(&defaults);
+    opt = &defaults;
+  }
+  *out = NULL;
+  NNP_TRY(check_ops(g));
+  nnp_plan *p = nnp_calloc(1, sizeof *p);
+  if (!p) return oom();
+  p->g = g;
+  size_t total_in = 0, total_out = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    total_in += (size_t)g->nodes[i].n_inputs;
+    total_out += (size_t)g->nodes[i].n_outputs;
+  }
+  p->values = nnp_calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *p->values);
+  p->steps = nnp_calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof *p->steps);
+  p->in_ptrs = nnp_calloc(total_in ? total_in : 1, sizeof *p->in_ptrs);
+  p->out_ptrs = nnp_calloc(total_out ? total_out : 1, sizeof *p->out_ptrs);
+  nnp_status s = NNP_OK;
+  if (!p->values || !p->steps || !p->in_ptrs || !p->out_ptrs) {
+    s = oom();
+    goto fail;
+  }
+  for (int v = 0; v < g->n_values; v++) {
+    const nnp_value *val = &g->values[v];
+    if (val->kind == NNP_VALUE_INITIALIZER && val->init) {
+      p->values[v].t = *val->init; /* borrowed from the graph */
+      p->values[v].known = p->values[v].used = true;
+    }
+  }
+  for (int k = 0; k < g->n_inputs; k++) {
+    s = bind_input(p, opt, g->inputs[k]);
+    if (s != NNP_OK) goto fail;
+    p->values[g->inputs[k]].used = true;
+  }
+  int n_in_used = 0, n_out_used = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    s = compile_node(p, g, i, &n_in_used, &n_out_used);
+    if (s != NNP_OK) {
+      s = nnp_error_context(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op_type);
+      goto fail;
+    }
+  }
+  *out = p;
+  return NNP_OK;
+fail:
+  nnp_plan_destroy(p);
+  return s;
+}
+
+nnp_status nnp_plan_run(nnp_plan *p) {
+  for (int i = 0; i < p->n_steps; i++) {
+    const plan_step *st = &p->steps[i];
+    nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
+                      .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
+                      .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
+                      .scratch_size = p->scratch_size};
+    nnp_status s = st->info->ref(&ctx);
+    if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
+  }
+  return NNP_OK;
+}
+
+int nnp_plan_num_inputs(const nnp_plan *p) { return p->g->n_inputs; }
+const char *nnp_plan_input_name(const nnp_plan *p, int i) { return p->g->values[p->g->inputs[i]].name; }
+int nnp_plan_find_input(const nnp_plan *p, const char *name) {
+  for (int i = 0; i < p->g->n_inputs; i++)
+    if (strcmp(nnp_plan_input_name(p, i), name) == 0) return i;
+  return -1;
+}
+nnp_tensor *nnp_plan_input(nnp_plan *p, int i) { return &p->values[p->g->inputs[i]].t; }
+
+nnp_status nnp_plan_set_input(nnp_plan *p, int i, const nnp_tensor *src) {
+  if (i < 0 || i >= p->g->n_inputs) return nnp_error(NNP_ERR_INVALID, "input index %d out of range", i);
+  nnp_tensor *dst = nnp_plan_input(p, i);
+  const char *name = nnp_plan_input_name(p, i);
+  if (src->dtype != dst->dtype)
+    return nnp_error(NNP_ERR_SHAPE, "input '%s' expects %s, got %s", name, nnp_dtype_name(dst->dtype),
+                     nnp_dtype_name(src->dtype));
+  if (!nnp_tensor_same_shape(src, dst)) {
+    char a[128], b[128];
+    return nnp_error(NNP_ERR_SHAPE, "input '%s' expects shape %s, got %s", name,
+                     nnp_shape_str(dst->rank, dst->dims, a, sizeof a), nnp_shape_str(src->rank, src->dims, b, sizeof b));
+  }
+  memcpy(dst->data, src->data, nnp_tensor_nbytes(dst));
+  return NNP_OK;
+}
+
+int nnp_plan_num_outputs(const nnp_plan *p) { return p->g->n_outputs; }
+const char *nnp_plan_output_name(const nnp_plan *p, int i) { return p->g->values[p->g->outputs[i]].name; }
+const nnp_tensor *nnp_plan_output(const nnp_plan *p, int i) { return &p->values[p->g->outputs[i]].t; }
+
+const nnp_tensor *nnp_plan_value(const nnp_plan *p, int v) {
+  return v >= 0 && v < p->g->n_values && p->values[v].used ? &p->values[v].t : NULL;
+}
+bool nnp_plan_value_is_constant(const nnp_plan *p, int v) {
+  return v >= 0 && v < p->g->n_values && p->values[v].known;
+}
+int nnp_plan_num_steps(const nnp_plan *p) { return p->n_steps; }
+const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s) { return p->steps[s].node; }
+
+size_t nnp_plan_activation_bytes(const nnp_plan *p) {
+  size_t total = 0;
+  for (int v = 0; v < p->g->n_values; v++) {
+    const plan_value *pv = &p->values[v];
+    if (pv->used && !pv->known && p->g->values[v].kind == NNP_VALUE_INTERMEDIATE) total += nnp_tensor_nbytes(&pv->t);
+  }
+  return total;
+}

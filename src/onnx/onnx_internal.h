@@ -1,0 +1,22 @@
+/* Shared by the ONNX import, export and tensor readers. */
+#ifndef NNP_ONNX_INTERNAL_H
+#define NNP_ONNX_INTERNAL_H
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "nnperf/onnx.h"
+#include "onnx/onnx.pb-c.h"
+
+/* protobuf-c allocations go through nnp_malloc so failure injection reaches them. */
+extern ProtobufCAllocator nnp_protobuf_allocator;
+
+/* Converts a TensorProto into an allocated nnp_tensor. what names the tensor in errors
+ * ("initializer 'conv1.weight'"). base_dir: folder external data is confined to, or NULL
+ * to refuse external data. */
+nnp_status nnp_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *base_dir,
+                                      const char *what, nnp_tensor *out);
+
+/* Reads a whole file into memory (nnp_malloc), refusing files over max_bytes. */
+nnp_status nnp_read_file(const char *path, size_t max_bytes, void **data, size_t *size);
+
+#endif

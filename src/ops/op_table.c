@@ -1,0 +1,30 @@
+/* The op table, indexed by nnp_op_id (designated initialisers from the op list). */
+#include <string.h>
+
+#include "ops/op.h"
+
+#define NNP_OP_ENTRY_(E, s, name) [NNP_OP_##E] = &nnp_op_##s,
+static const nnp_op_info *const op_table[] = {
+    [NNP_OP_UNKNOWN] = NULL,
+    NNP_OP_LIST(NNP_OP_ENTRY_)
+};
+#undef NNP_OP_ENTRY_
+
+_Static_assert(sizeof(op_table) / sizeof(op_table[0]) == NNP_OP_COUNT,
+               "op table and op enum disagree");
+
+const nnp_op_info *nnp_op_get(int op) {
+  if (op <= NNP_OP_UNKNOWN || op >= NNP_OP_COUNT) return NULL;
+  return op_table[op];
+}
+
+int nnp_op_lookup(const char *domain, const char *op_type) {
+  if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0) return NNP_OP_UNKNOWN;
+  if (!op_type) return NNP_OP_UNKNOWN;
+  for (int i = 1; i < NNP_OP_COUNT; i++) {
+    const nnp_op_info *info = op_table[i];
+    /* An op whose implementation is absent from this build has no infer function. */
+    if (info && info->infer && strcmp(info->name, op_type) == 0) return i;
+  }
+  return NNP_OP_UNKNOWN;
+}
