@@ -38,9 +38,21 @@ typedef struct nnp_plan_options {
   nnp_dim_binding dims[NNP_PLAN_MAX_BINDINGS];
   int n_shapes; /* explicit full shapes for inputs, override the declared ones */
   nnp_shape_binding shapes[NNP_PLAN_MAX_BINDINGS];
+  /* Graph inputs frozen to a value at load time (as TensorRT treats shape tensors):
+   * the value is copied, the input keeps that value for every run, and whatever
+   * depends on it (a Reshape's target shape, Slice bounds, ...) becomes static. */
+  int n_consts;
+  struct {
+    const char *input;
+    const nnp_tensor *value;
+  } consts[NNP_PLAN_MAX_BINDINGS];
 } nnp_plan_options;
 
 void nnp_plan_options_default(nnp_plan_options *o);
+
+/* Shape and dtype of graph input i (index into g->inputs) under opt: an explicit
+ * shape binding, else the declared dims with symbolic ones bound (t->data stays NULL). */
+nnp_status nnp_resolve_input_shape(const nnp_graph *g, const nnp_plan_options *opt, int i, nnp_tensor *t);
 
 /* Resolves input shapes, checks every op is supported (listing all that are not, by op
  * and node), infers all shapes, evaluates what is known at load time, allocates. */

@@ -28,7 +28,8 @@ typedef enum nnp_dtype {
   NNP_F16 = 10,
   NNP_F64 = 11,
   NNP_U32 = 12,
-  NNP_U64 = 13
+  NNP_U64 = 13,
+  NNP_BF16 = 16 /* bfloat16: the top 16 bits of a float32 */
 } nnp_dtype;
 
 /* Byte size of one element; 0 for types nnperf cannot hold (string, complex, ...). */
@@ -70,6 +71,8 @@ void nnp_tensor_set_f64(nnp_tensor *t, int64_t i, double v);
 
 float nnp_f16_to_f32(uint16_t h);
 uint16_t nnp_f32_to_f16(float f);
+float nnp_bf16_to_f32(uint16_t h);
+uint16_t nnp_f32_to_bf16(float f); /* round to nearest even; NaN stays NaN */
 
 #ifdef __cplusplus
 }

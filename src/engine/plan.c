@@ -62,9 +62,9 @@ void nnp_plan_destroy(nnp_plan *p) {
   nnp_free(p);
 }
 
-static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int v) {
-  const nnp_value *val = &p->g->values[v];
-  nnp_tensor *t = &p->values[v].t;
+nnp_status nnp_resolve_input_shape(const nnp_graph *g, const nnp_plan_options *opt, int i, nnp_tensor *t) {
+  const nnp_value *val = &g->values[g->inputs[i]];
+  memset(t, 0, sizeof *t);
   t->dtype = val->dtype;
   if (nnp_dtype_size(t->dtype) == 0)
     return nnp_error(NNP_ERR_UNSUPPORTED, "input '%s' has type %s, which nnperf does not support", val->name,
@@ -81,7 +81,7 @@ static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int v) {
                          d, (long long)val->dims[d].value, (long long)opt->shapes[k].dims[d]);
       t->dims[d] = opt->shapes[k].dims[d];
     }
-    goto alloc;
+    return NNP_OK;
   }
   if (val->rank < 0)
     return nnp_error(NNP_ERR_SHAPE, "input '%s' has no declared shape: give it one (e.g. --shape %s:1x3x224x224)",
@@ -96,7 +96,25 @@ static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int v) {
     }
     t->dims[d] = dim;
   }
-alloc:
+  return NNP_OK;
+}
+
+static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int i) {
+  int v = p->g->inputs[i];
+  const nnp_value *val = &p->g->values[v];
+  nnp_tensor *t = &p->values[v].t;
+  for (int k = 0; k < opt->n_consts; k++) {
+    if (strcmp(opt->consts[k].input, val->name) != 0) continue;
+    const nnp_tensor *c = opt->consts[k].value;
+    if (val->dtype != NNP_UNDEFINED && c->dtype != val->dtype)
+      return nnp_error(NNP_ERR_SHAPE, "input '%s' is %s, the frozen value is %s", val->name,
+                       nnp_dtype_name(val->dtype), nnp_dtype_name(c->dtype));
+    NNP_TRY(nnp_tensor_clone(c, t));
+    p->values[v].owns = true;
+    p->values[v].known = true;
+    return NNP_OK;
+  }
+  NNP_TRY(nnp_resolve_input_shape(p->g, opt, i, t));
   p->values[v].owns = true;
   nnp_status s = nnp_tensor_alloc(t);
   if (s != NNP_OK) return nnp_error_context(s, "input '%s'", val->name);
@@ -144,7 +162,8 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   }
   size_t scratch = 0;
   nnp_status s = nnp_op_infer(n, g->opset, n->n_inputs, in, n->n_outputs, out_local, &scratch);
-  for (int k = 0; k < n->n_inputs; k++)
+  /* restore in reverse: a value used twice (Mul(x, x)) was saved as NULL the second time */
+  for (int k = n->n_inputs - 1; k >= 0; k--)
     if (n->inputs[k] >= 0) p->values[n->inputs[k]].t.data = saved[k];
   if (s != NNP_OK) return s;
   int64_t out_elems = 0;
@@ -218,7 +237,7 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
     }
   }
   for (int k = 0; k < g->n_inputs; k++) {
-    s = bind_input(p, opt, g->inputs[k]);
+    s = bind_input(p, opt, k);
     if (s != NNP_OK) goto fail;
     p->values[g->inputs[k]].used = true;
   }
@@ -270,6 +289,11 @@ nnp_status nnp_plan_set_input(nnp_plan *p, int i, const nnp_tensor *src) {
     char a[128], b[128];
     return nnp_error(NNP_ERR_SHAPE, "input '%s' expects shape %s, got %s", name,
                      nnp_shape_str(dst->rank, dst->dims, a, sizeof a), nnp_shape_str(src->rank, src->dims, b, sizeof b));
+  }
+  if (p->values[p->g->inputs[i]].known) { /* frozen at load time: what depends on it is folded */
+    if (memcmp(dst->data, src->data, nnp_tensor_nbytes(dst)) != 0)
+      return nnp_error(NNP_ERR_INVALID, "input '%s' was frozen at load time; it cannot change", name);
+    return NNP_OK;
   }
   memcpy(dst->data, src->data, nnp_tensor_nbytes(dst));
   return NNP_OK;

@@ -171,7 +171,8 @@ int64_t nnp_attr_int(const nnp_node *n, const char *name, int64_t def) {
   const nnp_attr *a = nnp_node_attr(n, name);
   if (!a) return def;
   if (a->type == NNP_ATTR_INT) return a->i;
-  if (a->type == NNP_ATTR_FLOAT) return (int64_t)a->f;
+  /* a float where an int is expected: convert only when the value fits (else UB) */
+  if (a->type == NNP_ATTR_FLOAT && a->f > -9.2e18f && a->f < 9.2e18f) return (int64_t)a->f;
   return def;
 }
 

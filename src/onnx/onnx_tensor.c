@@ -184,7 +184,7 @@ nnp_status nnp_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *b
       case NNP_U32: COPY_FIELD(uint64_data, tp->n_uint64_data, uint32_t); break;
       case NNP_I32: COPY_FIELD(int32_data, tp->n_int32_data, int32_t); break;
       case NNP_I16: COPY_FIELD(int32_data, tp->n_int32_data, int16_t); break;
-      case NNP_U16: case NNP_F16: COPY_FIELD(int32_data, tp->n_int32_data, uint16_t); break;
+      case NNP_U16: case NNP_F16: case NNP_BF16: COPY_FIELD(int32_data, tp->n_int32_data, uint16_t); break;
       case NNP_I8: COPY_FIELD(int32_data, tp->n_int32_data, int8_t); break;
       case NNP_U8: COPY_FIELD(int32_data, tp->n_int32_data, uint8_t); break;
       case NNP_BOOL:

@@ -100,7 +100,7 @@ nnp_status nnp_check_dtype(const nnp_tensor *t, const char *what, ...) {
   return nnp_error(NNP_ERR_UNSUPPORTED, "%s of type %s is not supported", what, nnp_dtype_name(t->dtype));
 }
 
-bool nnp_dtype_is_float(nnp_dtype dt) { return dt == NNP_F32 || dt == NNP_F64 || dt == NNP_F16; }
+bool nnp_dtype_is_float(nnp_dtype dt) { return dt == NNP_F32 || dt == NNP_F64 || dt == NNP_F16 || dt == NNP_BF16; }
 
 bool nnp_dtype_is_int(nnp_dtype dt) {
   switch (dt) {

@@ -10,7 +10,7 @@ size_t nnp_dtype_size(nnp_dtype dt) {
   switch (dt) {
     case NNP_F32: case NNP_I32: case NNP_U32: return 4;
     case NNP_U8: case NNP_I8: case NNP_BOOL: return 1;
-    case NNP_U16: case NNP_I16: case NNP_F16: return 2;
+    case NNP_U16: case NNP_I16: case NNP_F16: case NNP_BF16: return 2;
     case NNP_I64: case NNP_F64: case NNP_U64: return 8;
     default: return 0;
   }
@@ -32,6 +32,7 @@ const char *nnp_dtype_name(nnp_dtype dt) {
     case NNP_F64: return "float64";
     case NNP_U32: return "uint32";
     case NNP_U64: return "uint64";
+    case NNP_BF16: return "bfloat16";
   }
   return "unknown-dtype";
 }
@@ -120,6 +121,7 @@ double nnp_tensor_get_f64(const nnp_tensor *t, int64_t i) {
     case NNP_F32: return ((const float *)d)[i];
     case NNP_F64: return ((const double *)d)[i];
     case NNP_F16: return nnp_f16_to_f32(((const uint16_t *)d)[i]);
+    case NNP_BF16: return nnp_bf16_to_f32(((const uint16_t *)d)[i]);
     case NNP_I8: return ((const int8_t *)d)[i];
     case NNP_U8: return ((const uint8_t *)d)[i];
     case NNP_BOOL: return ((const uint8_t *)d)[i] != 0;
@@ -161,6 +163,7 @@ void nnp_tensor_set_f64(nnp_tensor *t, int64_t i, double v) {
     case NNP_F32: ((float *)d)[i] = (float)v; break;
     case NNP_F64: ((double *)d)[i] = v; break;
     case NNP_F16: ((uint16_t *)d)[i] = nnp_f32_to_f16((float)v); break;
+    case NNP_BF16: ((uint16_t *)d)[i] = nnp_f32_to_bf16((float)v); break;
     case NNP_I8: ((int8_t *)d)[i] = (int8_t)v; break;
     case NNP_U8: ((uint8_t *)d)[i] = (uint8_t)v; break;
     case NNP_BOOL: ((uint8_t *)d)[i] = v != 0; break;
@@ -221,4 +224,19 @@ uint16_t nnp_f32_to_f16(float f) {
   uint32_t rem = mant & 0x1fff;
   if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) half++; /* round to nearest even */
   return (uint16_t)half;
+}
+
+float nnp_bf16_to_f32(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t nnp_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
+  x += 0x7fffu + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
 }

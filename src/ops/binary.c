@@ -1,0 +1,683 @@
+/* Elementwise binary, ternary and variadic ops with numpy multidirectional broadcasting:
+ * Add Sub Mul Div Pow, comparisons, And Or Xor, Where, Max Min Sum Mean, PRelu.
+ *
+ * Every op is driven by one broadcast plan: the operands' strides against the output
+ * shape, with size-1 dimensions dropped and adjacent dimensions merged wherever every
+ * operand steps through them uniformly. After merging, the innermost dimension of each
+ * operand has stride 0 (broadcast) or 1 (contiguous), so the work is a sequence of rows
+ * handed to a per-(op, dtype) row function that has four tight loops: both operands
+ * contiguous (the same-shape case collapses into a single row), and either or both held
+ * constant (scalar operand, and channel broadcast such as [N,C,H,W] + [C,1,1], which
+ * merges into rows of H*W over one slope/bias value). Row broadcast ([M,N] + [N]) is
+ * rows of N with the second operand's row pointer not advancing. No per-element index
+ * division anywhere.
+ *
+ * Integer arithmetic is exact and wraps like numpy: it is done in an unsigned type of at
+ * least the operand's width, so overflow is never undefined behaviour. */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "ops/op_util.h"
+
+/* ---------------------------------------------------------------------------------- */
+/* Broadcast plan                                                                     */
+/* ---------------------------------------------------------------------------------- */
+
+#define MAX_OPERANDS 3
+
+/* y[0..n) = f(x[0][i * s[0]], x[1][i * s[1]], ...), with each s[k] 0 or 1. */
+typedef void (*row_fn)(void *y, const void *const *x, const int64_t *s, int64_t n,
+                       const void *aux);
+
+typedef struct bplan {
+  int rank; /* >= 1 after coalescing */
+  int n_in;
+  int64_t dims[NNP_MAX_RANK];
+  int64_t st[MAX_OPERANDS][NNP_MAX_RANK]; /* element strides of each operand */
+} bplan;
+
+static void bplan_build(bplan *p, const nnp_tensor *y, int n_in, const nnp_tensor *const *in) {
+  int64_t st[MAX_OPERANDS][NNP_MAX_RANK];
+  for (int k = 0; k < n_in; k++) nnp_broadcast_strides(in[k], y->rank, y->dims, st[k]);
+  int r = 0;
+  for (int d = 0; d < y->rank; d++) {
+    if (y->dims[d] == 1) continue; /* contributes nothing to any offset */
+    bool merge = r > 0;
+    for (int k = 0; k < n_in && merge; k++) merge = p->st[k][r - 1] == st[k][d] * y->dims[d];
+    if (merge) {
+      p->dims[r - 1] *= y->dims[d];
+      for (int k = 0; k < n_in; k++) p->st[k][r - 1] = st[k][d];
+    } else {
+      p->dims[r] = y->dims[d];
+      for (int k = 0; k < n_in; k++) p->st[k][r] = st[k][d];
+      r++;
+    }
+  }
+  if (r == 0) { /* scalar output, or all dimensions 1 */
+    p->dims[0] = 1;
+    for (int k = 0; k < n_in; k++) p->st[k][0] = 0;
+    r = 1;
+  }
+  p->rank = r;
+  p->n_in = n_in;
+}
+
+/* Runs fn over every row of y. y must have its final shape; in[k] broadcast to it. */
+static void bcast_run(nnp_tensor *y, int n_in, const nnp_tensor *const *in, row_fn fn,
+                      const void *aux) {
+  if (nnp_tensor_numel(y) == 0) return;
+  bplan p;
+  bplan_build(&p, y, n_in, in);
+  int r = p.rank;
+  int64_t inner = p.dims[r - 1];
+  int64_t s[MAX_OPERANDS];
+  size_t es[MAX_OPERANDS];
+  const char *base[MAX_OPERANDS];
+  const void *x[MAX_OPERANDS];
+  for (int k = 0; k < n_in; k++) {
+    s[k] = p.st[k][r - 1] ? 1 : 0;
+    es[k] = nnp_dtype_size(in[k]->dtype);
+    base[k] = in[k]->data;
+    x[k] = base[k];
+  }
+  size_t row_bytes = (size_t)inner * nnp_dtype_size(y->dtype);
+  char *yp = y->data;
+  if (r == 1) {
+    fn(yp, x, s, inner, aux);
+    return;
+  }
+  int64_t rows = 1;
+  for (int d = 0; d < r - 1; d++) rows *= p.dims[d];
+  int64_t idx[NNP_MAX_RANK] = {0};
+  int64_t off[MAX_OPERANDS] = {0};
+  for (int64_t row = 0; row < rows; row++, yp += row_bytes) {
+    for (int k = 0; k < n_in; k++) x[k] = base[k] + (size_t)off[k] * es[k];
+    fn(yp, x, s, inner, aux);
+    /* Odometer increment over the outer dimensions. */
+    for (int d = r - 2; d >= 0; d--) {
+      for (int k = 0; k < n_in; k++) off[k] += p.st[k][d];
+      if (++idx[d] < p.dims[d]) break;
+      for (int k = 0; k < n_in; k++) off[k] -= p.st[k][d] * p.dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Scalar helpers per type                                                            */
+/* ---------------------------------------------------------------------------------- */
+
+#define LD_ID(v) (v)
+#define ST_ID(v) (v)
+#define LD_F16(v) nnp_f16_to_f32(v)
+#define ST_F16(v) nnp_f32_to_f16(v)
+#define ST_BOOL(v) ((uint8_t)((v) != 0))
+
+/* Float helpers: sfx, compute type. float16 computes in float. Max/Min propagate NaN
+ * like numpy.maximum (the ONNX reference). */
+#define DEF_FLOAT_HELPERS(sfx, CT)                                                     \
+  static inline CT add_##sfx(CT a, CT b) { return a + b; }                             \
+  static inline CT sub_##sfx(CT a, CT b) { return a - b; }                             \
+  static inline CT mul_##sfx(CT a, CT b) { return a * b; }                             \
+  static inline CT div_##sfx(CT a, CT b) { return a / b; }                             \
+  static inline CT max_##sfx(CT a, CT b) { return (a > b || a != a) ? a : b; }         \
+  static inline CT min_##sfx(CT a, CT b) { return (a < b || a != a) ? a : b; }         \
+  static inline CT prelu_##sfx(CT a, CT b) { return a < 0 ? a * b : a; }
+DEF_FLOAT_HELPERS(f32, float)
+DEF_FLOAT_HELPERS(f64, double)
+DEF_FLOAT_HELPERS(f16, float)
+
+/* Integer helpers: sfx, type, unsigned type at least as wide (and at least unsigned int,
+ * so that no operand is promoted to signed int before multiplying). Division truncates
+ * toward zero like C (the ONNX reference for integer Div, e.g. test_div_uint8); x/0 gives
+ * 0 and INT_MIN/-1 wraps, instead of trapping. */
+#define DEF_INT_HELPERS(sfx, T, UW, IS_SIGNED)                                         \
+  static inline T add_##sfx(T a, T b) { return (T)((UW)a + (UW)b); }                   \
+  static inline T sub_##sfx(T a, T b) { return (T)((UW)a - (UW)b); }                   \
+  static inline T mul_##sfx(T a, T b) { return (T)((UW)a * (UW)b); }                   \
+  static inline T div_##sfx(T a, T b) {                                                \
+    if (b == 0) return 0;                                                              \
+    if (IS_SIGNED && b == (T)-1) return (T)(0u - (UW)a);                               \
+    return (T)(a / b);                                                                 \
+  }                                                                                    \
+  static inline T max_##sfx(T a, T b) { return a > b ? a : b; }                        \
+  static inline T min_##sfx(T a, T b) { return a < b ? a : b; }
+/* PRelu on integers: unsigned inputs are never negative, so they pass through. */
+#define DEF_SINT_HELPERS(sfx, T, UW)                                                   \
+  DEF_INT_HELPERS(sfx, T, UW, 1)                                                       \
+  static inline T prelu_##sfx(T a, T b) { return a < 0 ? mul_##sfx(a, b) : a; }
+#define DEF_UINT_HELPERS(sfx, T, UW)                                                   \
+  DEF_INT_HELPERS(sfx, T, UW, 0)                                                       \
+  static inline T prelu_##sfx(T a, T b) { (void)b; return a; }
+DEF_SINT_HELPERS(i8, int8_t, uint32_t)
+DEF_SINT_HELPERS(i16, int16_t, uint32_t)
+DEF_SINT_HELPERS(i32, int32_t, uint32_t)
+DEF_SINT_HELPERS(i64, int64_t, uint64_t)
+DEF_UINT_HELPERS(u8, uint8_t, uint32_t)
+DEF_UINT_HELPERS(u16, uint16_t, uint32_t)
+DEF_UINT_HELPERS(u32, uint32_t, uint32_t)
+DEF_UINT_HELPERS(u64, uint64_t, uint64_t)
+
+#define CMP_EQ(a, b) ((a) == (b))
+#define CMP_LT(a, b) ((a) < (b))
+#define CMP_GT(a, b) ((a) > (b))
+#define CMP_LE(a, b) ((a) <= (b))
+#define CMP_GE(a, b) ((a) >= (b))
+#define LOG_AND(a, b) ((a) & (b))
+#define LOG_OR(a, b) ((a) | (b))
+#define LOG_XOR(a, b) ((a) ^ (b))
+
+/* X(ARG, sfx, dtype, storage type, compute type, load, store) for the numeric types. */
+#define FOR_NUMERIC(X, A)                                   \
+  X(A, f32, NNP_F32, float, float, LD_ID, ST_ID)            \
+  X(A, f64, NNP_F64, double, double, LD_ID, ST_ID)          \
+  X(A, f16, NNP_F16, uint16_t, float, LD_F16, ST_F16)       \
+  X(A, i8, NNP_I8, int8_t, int8_t, LD_ID, ST_ID)            \
+  X(A, i16, NNP_I16, int16_t, int16_t, LD_ID, ST_ID)        \
+  X(A, i32, NNP_I32, int32_t, int32_t, LD_ID, ST_ID)        \
+  X(A, i64, NNP_I64, int64_t, int64_t, LD_ID, ST_ID)        \
+  X(A, u8, NNP_U8, uint8_t, uint8_t, LD_ID, ST_ID)          \
+  X(A, u16, NNP_U16, uint16_t, uint16_t, LD_ID, ST_ID)      \
+  X(A, u32, NNP_U32, uint32_t, uint32_t, LD_ID, ST_ID)      \
+  X(A, u64, NNP_U64, uint64_t, uint64_t, LD_ID, ST_ID)
+#define FOR_FLOAT(X, A)                                     \
+  X(A, f32, NNP_F32, float, float, LD_ID, ST_ID)            \
+  X(A, f64, NNP_F64, double, double, LD_ID, ST_ID)          \
+  X(A, f16, NNP_F16, uint16_t, float, LD_F16, ST_F16)
+#define LD_BOOL(v) ((v) != 0)
+
+/* ---------------------------------------------------------------------------------- */
+/* Row functions                                                                      */
+/* ---------------------------------------------------------------------------------- */
+
+#define DEF_ROW2(NAME, TA, CT, TY, LD, ST, F)                                          \
+  static void NAME(void *yv, const void *const *x, const int64_t *s, int64_t n,        \
+                   const void *aux) {                                                  \
+    (void)aux;                                                                         \
+    const TA *a = x[0], *b = x[1];                                                     \
+    TY *y = yv;                                                                        \
+    if (s[0] && s[1]) {                                                                \
+      for (int64_t i = 0; i < n; i++) y[i] = ST(F((CT)LD(a[i]), (CT)LD(b[i])));       \
+    } else if (s[0]) {                                                                 \
+      const CT vb = (CT)LD(b[0]);                                                      \
+      for (int64_t i = 0; i < n; i++) y[i] = ST(F((CT)LD(a[i]), vb));                  \
+    } else if (s[1]) {                                                                 \
+      const CT va = (CT)LD(a[0]);                                                      \
+      for (int64_t i = 0; i < n; i++) y[i] = ST(F(va, (CT)LD(b[i])));                  \
+    } else {                                                                           \
+      const TY r = ST(F((CT)LD(a[0]), (CT)LD(b[0])));                                  \
+      for (int64_t i = 0; i < n; i++) y[i] = r;                                        \
+    }                                                                                  \
+  }
+
+/* Same-type ops (arithmetic, Max/Min, PRelu): output type = input type. */
+#define X_ROW_SAME(OP, sfx, DT, T, CT, LD, ST) DEF_ROW2(OP##_row_##sfx, T, CT, T, LD, ST, OP##_##sfx)
+#define X_ENTRY(OP, sfx, DT, T, CT, LD, ST) [DT] = OP##_row_##sfx,
+#define TABLE_SIZE (NNP_U64 + 1)
+
+#define DEF_SAME_TABLE(OP)                      \
+  FOR_NUMERIC(X_ROW_SAME, OP)                   \
+  static const row_fn OP##_rows[TABLE_SIZE] = {FOR_NUMERIC(X_ENTRY, OP)};
+
+DEF_SAME_TABLE(add)
+DEF_SAME_TABLE(sub)
+DEF_SAME_TABLE(mul)
+DEF_SAME_TABLE(div)
+DEF_SAME_TABLE(max)
+DEF_SAME_TABLE(min)
+DEF_SAME_TABLE(prelu)
+
+/* Comparisons: bool output; Equal also takes bool inputs. */
+#define X_ROW_CMP(OP, sfx, DT, T, CT, LD, ST) DEF_ROW2(OP##_row_##sfx, T, CT, uint8_t, LD, ST_BOOL, OP)
+#define DEF_CMP_TABLE(OP)                                                   \
+  FOR_NUMERIC(X_ROW_CMP, OP)                                                \
+  static const row_fn OP##_rows[TABLE_SIZE] = {FOR_NUMERIC(X_ENTRY, OP)};
+DEF_CMP_TABLE(CMP_LT)
+DEF_CMP_TABLE(CMP_GT)
+DEF_CMP_TABLE(CMP_LE)
+DEF_CMP_TABLE(CMP_GE)
+FOR_NUMERIC(X_ROW_CMP, CMP_EQ)
+DEF_ROW2(CMP_EQ_row_bool, uint8_t, uint8_t, uint8_t, LD_BOOL, ST_BOOL, CMP_EQ)
+static const row_fn CMP_EQ_rows[TABLE_SIZE] = {FOR_NUMERIC(X_ENTRY, CMP_EQ)[NNP_BOOL] = CMP_EQ_row_bool};
+
+/* Logical ops on bool (normalised to 0/1 on load so any nonzero byte counts as true). */
+DEF_ROW2(and_row_bool, uint8_t, uint8_t, uint8_t, LD_BOOL, ST_BOOL, LOG_AND)
+DEF_ROW2(or_row_bool, uint8_t, uint8_t, uint8_t, LD_BOOL, ST_BOOL, LOG_OR)
+DEF_ROW2(xor_row_bool, uint8_t, uint8_t, uint8_t, LD_BOOL, ST_BOOL, LOG_XOR)
+static const row_fn and_rows[TABLE_SIZE] = {[NNP_BOOL] = and_row_bool};
+static const row_fn or_rows[TABLE_SIZE] = {[NNP_BOOL] = or_row_bool};
+static const row_fn xor_rows[TABLE_SIZE] = {[NNP_BOOL] = xor_row_bool};
+
+/* Where: condition, x, y; x/y are copied as raw bits, so one row per element size. */
+#define DEF_WHERE_ROW(BITS)                                                            \
+  static void where_row_##BITS(void *yv, const void *const *x, const int64_t *s,       \
+                               int64_t n, const void *aux) {                           \
+    (void)aux;                                                                         \
+    const uint8_t *c = x[0];                                                           \
+    const uint##BITS##_t *a = x[1], *b = x[2];                                         \
+    uint##BITS##_t *y = yv;                                                            \
+    if (s[0] && s[1] && s[2]) {                                                        \
+      for (int64_t i = 0; i < n; i++) y[i] = c[i] ? a[i] : b[i];                       \
+    } else {                                                                           \
+      int64_t sc = s[0], sa = s[1], sb = s[2];                                         \
+      for (int64_t i = 0; i < n; i++) y[i] = c[i * sc] ? a[i * sa] : b[i * sb];        \
+    }                                                                                  \
+  }
+DEF_WHERE_ROW(8)
+DEF_WHERE_ROW(16)
+DEF_WHERE_ROW(32)
+DEF_WHERE_ROW(64)
+
+/* ---------------------------------------------------------------------------------- */
+/* Pow                                                                                */
+/* ---------------------------------------------------------------------------------- */
+
+/* The base's type is the output type; the exponent may be any numeric type (opset 12+).
+ * float32 ^ float32 has its own row; every other pairing goes through per-element loads,
+ * computing in double for float bases and exactly in int64 for int ^ int. */
+static inline float pow_f32(float a, float b) { return powf(a, b); }
+DEF_ROW2(pow_row_f32, float, float, float, LD_ID, ST_ID, pow_f32)
+/* x^2 (variance in decomposed LayerNorm): x*x is the correctly rounded square (powf is
+ * within an ulp of it) at a fraction of the cost. */
+static inline float square_f32(float a, float b) { (void)b; return a * a; }
+DEF_ROW2(square_row_f32, float, float, float, LD_ID, ST_ID, square_f32)
+
+typedef struct pow_aux {
+  nnp_dtype ta, tb, ty;
+} pow_aux;
+
+static inline double load_f64(nnp_dtype dt, const void *p, int64_t i) {
+  switch (dt) {
+    case NNP_F32: return ((const float *)p)[i];
+    case NNP_F64: return ((const double *)p)[i];
+    case NNP_F16: return nnp_f16_to_f32(((const uint16_t *)p)[i]);
+    case NNP_I8: return ((const int8_t *)p)[i];
+    case NNP_I16: return ((const int16_t *)p)[i];
+    case NNP_I32: return ((const int32_t *)p)[i];
+    case NNP_I64: return (double)((const int64_t *)p)[i];
+    case NNP_U8: return ((const uint8_t *)p)[i];
+    case NNP_U16: return ((const uint16_t *)p)[i];
+    case NNP_U32: return ((const uint32_t *)p)[i];
+    case NNP_U64: return (double)((const uint64_t *)p)[i];
+    default: return 0;
+  }
+}
+
+static inline int64_t load_i64(nnp_dtype dt, const void *p, int64_t i) {
+  switch (dt) {
+    case NNP_I8: return ((const int8_t *)p)[i];
+    case NNP_I16: return ((const int16_t *)p)[i];
+    case NNP_I32: return ((const int32_t *)p)[i];
+    case NNP_I64: return ((const int64_t *)p)[i];
+    case NNP_U8: return ((const uint8_t *)p)[i];
+    case NNP_U16: return ((const uint16_t *)p)[i];
+    case NNP_U32: return ((const uint32_t *)p)[i];
+    /* Exponents beyond INT64_MAX saturate: any |base| >= 2 overflows long before. */
+    case NNP_U64: {
+      uint64_t v = ((const uint64_t *)p)[i];
+      return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+    }
+    default: return 0;
+  }
+}
+
+/* Stores an int64 into an integer element, wrapping like a numpy astype. */
+static inline void store_i64(nnp_dtype dt, void *p, int64_t i, int64_t v) {
+  switch (dt) {
+    case NNP_I8: ((int8_t *)p)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
+    case NNP_I16: ((int16_t *)p)[i] = (int16_t)(uint16_t)(uint64_t)v; break;
+    case NNP_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
+    case NNP_I64: ((int64_t *)p)[i] = v; break;
+    case NNP_U8: ((uint8_t *)p)[i] = (uint8_t)(uint64_t)v; break;
+    case NNP_U16: ((uint16_t *)p)[i] = (uint16_t)(uint64_t)v; break;
+    case NNP_U32: ((uint32_t *)p)[i] = (uint32_t)(uint64_t)v; break;
+    case NNP_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+    default: break;
+  }
+}
+
+/* A double result into any numeric element; into integers it truncates toward zero and
+ * saturates at int64's range (NaN -> 0), then wraps into narrower types. */
+static inline void store_f64(nnp_dtype dt, void *p, int64_t i, double v) {
+  switch (dt) {
+    case NNP_F32: ((float *)p)[i] = (float)v; break;
+    case NNP_F64: ((double *)p)[i] = v; break;
+    case NNP_F16: ((uint16_t *)p)[i] = nnp_f32_to_f16((float)v); break;
+    default: {
+      int64_t iv = v != v ? 0 : v <= -9223372036854775808.0 ? INT64_MIN
+                   : v >= 9223372036854775808.0 ? INT64_MAX : (int64_t)v;
+      store_i64(dt, p, i, iv);
+    }
+  }
+}
+
+/* Exact integer power with wrap-around; negative exponents truncate 1/b^e toward zero
+ * (0 unless |b| == 1; 0^-e gives 0 rather than trapping). */
+static int64_t ipow(int64_t base, int64_t e) {
+  if (e < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (e & 1) ? -1 : 1;
+    return 0;
+  }
+  uint64_t r = 1, b = (uint64_t)base;
+  while (e) {
+    if (e & 1) r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return (int64_t)r;
+}
+
+static void pow_row_generic(void *y, const void *const *x, const int64_t *s, int64_t n,
+                            const void *auxv) {
+  const pow_aux *aux = auxv;
+  const int64_t sa = s[0], sb = s[1];
+  bool int_int = nnp_dtype_is_int(aux->ta) && nnp_dtype_is_int(aux->tb);
+  if (int_int) {
+    for (int64_t i = 0; i < n; i++)
+      store_i64(aux->ty, y, i, ipow(load_i64(aux->ta, x[0], i * sa), load_i64(aux->tb, x[1], i * sb)));
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      store_f64(aux->ty, y, i, pow(load_f64(aux->ta, x[0], i * sa), load_f64(aux->tb, x[1], i * sb)));
+  }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Shape inference                                                                    */
+/* ---------------------------------------------------------------------------------- */
+
+static const nnp_tensor *need_input(const nnp_op_ctx *ctx, int i, nnp_status *st) {
+  const nnp_tensor *t = nnp_in(ctx, i);
+  *st = t ? NNP_OK : nnp_error(NNP_ERR_SHAPE, "input %d is missing", i);
+  return t;
+}
+
+/* Before opset 7, binary ops broadcast only with attribute broadcast=1, and then B along
+ * A's dimensions starting at `axis`. Numpy rules agree when no broadcast is requested
+ * with equal shapes, and for the default suffix alignment. Anything else is rejected. */
+static nnp_status check_legacy_broadcast(const nnp_op_ctx *ctx, const nnp_tensor *a,
+                                         const nnp_tensor *b) {
+  if (ctx->opset >= 7) return NNP_OK;
+  int64_t bc = nnp_attr_int(ctx->node, "broadcast", 0);
+  if (!bc) {
+    if (!nnp_tensor_same_shape(a, b))
+      return nnp_error(NNP_ERR_SHAPE, "inputs have different shapes and broadcast=0 (opset %lld)",
+                       (long long)ctx->opset);
+    return NNP_OK;
+  }
+  const nnp_attr *ax = nnp_node_attr(ctx->node, "axis");
+  if (ax) {
+    int64_t axis = ax->i < 0 ? ax->i + a->rank : ax->i;
+    if (axis != a->rank - b->rank)
+      return nnp_error(NNP_ERR_UNSUPPORTED, "legacy broadcast with axis=%lld is not supported "
+                       "(only suffix alignment, axis=%d)", (long long)ax->i, a->rank - b->rank);
+  }
+  if (b->rank > a->rank)
+    return nnp_error(NNP_ERR_SHAPE, "legacy broadcast needs rank(B) <= rank(A)");
+  return NNP_OK;
+}
+
+static nnp_status check_table(const row_fn *rows, nnp_dtype dt, const char *what) {
+  if ((unsigned)dt >= TABLE_SIZE || !rows[dt])
+    return nnp_error(NNP_ERR_UNSUPPORTED, "%s of type %s is not supported", what, nnp_dtype_name(dt));
+  return NNP_OK;
+}
+
+/* Two inputs of one type found in `rows`; output type out_dt (UNDEFINED: same). `legacy`:
+ * the op had the broadcast/axis attributes before opset 7 (PRelu never did). */
+static nnp_status infer_binary_table(nnp_op_ctx *ctx, const row_fn *rows, nnp_dtype out_dt,
+                                     bool legacy) {
+  nnp_status st;
+  const nnp_tensor *a = need_input(ctx, 0, &st);
+  if (!a) return st;
+  const nnp_tensor *b = need_input(ctx, 1, &st);
+  if (!b) return st;
+  if (a->dtype != b->dtype)
+    return nnp_error(NNP_ERR_SHAPE, "inputs have different types: %s and %s",
+                     nnp_dtype_name(a->dtype), nnp_dtype_name(b->dtype));
+  NNP_TRY(check_table(rows, a->dtype, "input"));
+  if (legacy) NNP_TRY(check_legacy_broadcast(ctx, a, b));
+  int rank;
+  int64_t dims[NNP_MAX_RANK];
+  NNP_TRY(nnp_broadcast_shapes(a->rank, a->dims, b->rank, b->dims, &rank, dims));
+  nnp_set_shape(ctx->out[0], out_dt == NNP_UNDEFINED ? a->dtype : out_dt, rank, dims);
+  return NNP_OK;
+}
+
+static nnp_status run_binary_table(nnp_op_ctx *ctx, const row_fn *rows) {
+  const nnp_tensor *in[2] = {ctx->in[0], ctx->in[1]};
+  bcast_run(ctx->out[0], 2, in, rows[in[0]->dtype], NULL);
+  return NNP_OK;
+}
+
+#define DEF_BINARY(sym, ROWS, OUT_DT)                                                    \
+  static nnp_status infer_##sym(nnp_op_ctx *ctx) { return infer_binary_table(ctx, ROWS, OUT_DT, true); } \
+  static nnp_status ref_##sym(nnp_op_ctx *ctx) { return run_binary_table(ctx, ROWS); }
+
+DEF_BINARY(add, add_rows, NNP_UNDEFINED)
+DEF_BINARY(sub, sub_rows, NNP_UNDEFINED)
+DEF_BINARY(mul, mul_rows, NNP_UNDEFINED)
+DEF_BINARY(div, div_rows, NNP_UNDEFINED)
+DEF_BINARY(equal, CMP_EQ_rows, NNP_BOOL)
+DEF_BINARY(less, CMP_LT_rows, NNP_BOOL)
+DEF_BINARY(greater, CMP_GT_rows, NNP_BOOL)
+DEF_BINARY(less_or_equal, CMP_LE_rows, NNP_BOOL)
+DEF_BINARY(greater_or_equal, CMP_GE_rows, NNP_BOOL)
+DEF_BINARY(and, and_rows, NNP_BOOL)
+DEF_BINARY(or, or_rows, NNP_BOOL)
+DEF_BINARY(xor, xor_rows, NNP_BOOL)
+
+/* Pow: base float or integer, exponent any numeric type, output = base type. */
+static nnp_status infer_pow(nnp_op_ctx *ctx) {
+  nnp_status st;
+  const nnp_tensor *a = need_input(ctx, 0, &st);
+  if (!a) return st;
+  const nnp_tensor *b = need_input(ctx, 1, &st);
+  if (!b) return st;
+  if (!nnp_dtype_is_float(a->dtype) && !nnp_dtype_is_int(a->dtype))
+    return nnp_error(NNP_ERR_UNSUPPORTED, "input 0 (X) of type %s is not supported",
+                     nnp_dtype_name(a->dtype));
+  if (!nnp_dtype_is_float(b->dtype) && !nnp_dtype_is_int(b->dtype))
+    return nnp_error(NNP_ERR_UNSUPPORTED, "input 1 (Y) of type %s is not supported",
+                     nnp_dtype_name(b->dtype));
+  NNP_TRY(check_legacy_broadcast(ctx, a, b));
+  int rank;
+  int64_t dims[NNP_MAX_RANK];
+  NNP_TRY(nnp_broadcast_shapes(a->rank, a->dims, b->rank, b->dims, &rank, dims));
+  nnp_set_shape(ctx->out[0], a->dtype, rank, dims);
+  return NNP_OK;
+}
+
+static nnp_status ref_pow(nnp_op_ctx *ctx) {
+  const nnp_tensor *in[2] = {ctx->in[0], ctx->in[1]};
+  pow_aux aux = {in[0]->dtype, in[1]->dtype, ctx->out[0]->dtype};
+  if (aux.ta == NNP_F32 && aux.tb == NNP_F32) {
+    bool square = nnp_tensor_numel(in[1]) == 1 && *(const float *)in[1]->data == 2.0f;
+    bcast_run(ctx->out[0], 2, in, square ? square_row_f32 : pow_row_f32, NULL);
+  } else {
+    bcast_run(ctx->out[0], 2, in, pow_row_generic, &aux);
+  }
+  return NNP_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Variadic: Max, Min, Sum, Mean                                                      */
+/* ---------------------------------------------------------------------------------- */
+
+static nnp_status infer_variadic(nnp_op_ctx *ctx, const row_fn *rows) {
+  nnp_status st;
+  const nnp_tensor *a = need_input(ctx, 0, &st);
+  if (!a) return st;
+  NNP_TRY(check_table(rows, a->dtype, "input"));
+  int rank = a->rank;
+  int64_t dims[NNP_MAX_RANK];
+  memcpy(dims, a->dims, sizeof dims);
+  for (int i = 1; i < ctx->n_in; i++) {
+    const nnp_tensor *b = need_input(ctx, i, &st);
+    if (!b) return st;
+    if (b->dtype != a->dtype)
+      return nnp_error(NNP_ERR_SHAPE, "input %d is %s but input 0 is %s", i,
+                       nnp_dtype_name(b->dtype), nnp_dtype_name(a->dtype));
+    int64_t tmp[NNP_MAX_RANK];
+    NNP_TRY(nnp_broadcast_shapes(rank, dims, b->rank, b->dims, &rank, tmp));
+    memcpy(dims, tmp, sizeof tmp);
+  }
+  nnp_set_shape(ctx->out[0], a->dtype, rank, dims);
+  return NNP_OK;
+}
+
+/* Folds the inputs into the output: y = in0 op in1, then y = y op in_k. Every input
+ * broadcasts to the final shape, so each step runs over the whole output. (The output
+ * must not share memory with any input but the first.) */
+static void run_variadic(nnp_op_ctx *ctx, const row_fn *rows) {
+  nnp_tensor *y = ctx->out[0];
+  const nnp_tensor *x0 = ctx->in[0];
+  if (ctx->n_in == 1) {
+    if (y->data != x0->data) memcpy(y->data, x0->data, nnp_tensor_nbytes(y));
+    return;
+  }
+  row_fn fn = rows[x0->dtype];
+  const nnp_tensor *in[2] = {x0, ctx->in[1]};
+  bcast_run(y, 2, in, fn, NULL);
+  for (int k = 2; k < ctx->n_in; k++) {
+    in[0] = y;
+    in[1] = ctx->in[k];
+    bcast_run(y, 2, in, fn, NULL);
+  }
+}
+
+static nnp_status infer_max(nnp_op_ctx *ctx) { return infer_variadic(ctx, max_rows); }
+static nnp_status infer_min(nnp_op_ctx *ctx) { return infer_variadic(ctx, min_rows); }
+static nnp_status infer_sum(nnp_op_ctx *ctx) { return infer_variadic(ctx, add_rows); }
+static nnp_status infer_mean(nnp_op_ctx *ctx) {
+  NNP_TRY(infer_variadic(ctx, add_rows));
+  if (!nnp_dtype_is_float(ctx->in[0]->dtype))
+    return nnp_error(NNP_ERR_UNSUPPORTED, "input of type %s is not supported (float types only)",
+                     nnp_dtype_name(ctx->in[0]->dtype));
+  return NNP_OK;
+}
+static nnp_status ref_max(nnp_op_ctx *ctx) { run_variadic(ctx, max_rows); return NNP_OK; }
+static nnp_status ref_min(nnp_op_ctx *ctx) { run_variadic(ctx, min_rows); return NNP_OK; }
+static nnp_status ref_sum(nnp_op_ctx *ctx) { run_variadic(ctx, add_rows); return NNP_OK; }
+
+/* Mean = Sum / n, dividing (not multiplying by 1/n) to match the reference exactly. */
+static nnp_status ref_mean(nnp_op_ctx *ctx) {
+  run_variadic(ctx, add_rows);
+  nnp_tensor *y = ctx->out[0];
+  int64_t n = nnp_tensor_numel(y);
+  int k = ctx->n_in;
+  if (k == 1) return NNP_OK;
+  switch (y->dtype) {
+    case NNP_F32: {
+      float *d = y->data, div = (float)k;
+      for (int64_t i = 0; i < n; i++) d[i] /= div;
+      break;
+    }
+    case NNP_F64: {
+      double *d = y->data, div = (double)k;
+      for (int64_t i = 0; i < n; i++) d[i] /= div;
+      break;
+    }
+    case NNP_F16: {
+      uint16_t *d = y->data;
+      float div = (float)k;
+      for (int64_t i = 0; i < n; i++) d[i] = nnp_f32_to_f16(nnp_f16_to_f32(d[i]) / div);
+      break;
+    }
+    default: return nnp_error(NNP_ERR_INTERNAL, "Mean kernel reached with %s", nnp_dtype_name(y->dtype));
+  }
+  return NNP_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Where, PRelu                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+static nnp_status infer_where(nnp_op_ctx *ctx) {
+  nnp_status st;
+  const nnp_tensor *t[3];
+  for (int i = 0; i < 3; i++)
+    if (!(t[i] = need_input(ctx, i, &st))) return st;
+  if (t[0]->dtype != NNP_BOOL)
+    return nnp_error(NNP_ERR_SHAPE, "input 0 (condition) must be bool, not %s",
+                     nnp_dtype_name(t[0]->dtype));
+  if (t[1]->dtype != t[2]->dtype)
+    return nnp_error(NNP_ERR_SHAPE, "inputs 1 and 2 have different types: %s and %s",
+                     nnp_dtype_name(t[1]->dtype), nnp_dtype_name(t[2]->dtype));
+  if (nnp_dtype_size(t[1]->dtype) == 0)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "inputs of type %s are not supported",
+                     nnp_dtype_name(t[1]->dtype));
+  int rank, r2;
+  int64_t dims[NNP_MAX_RANK], d2[NNP_MAX_RANK];
+  NNP_TRY(nnp_broadcast_shapes(t[0]->rank, t[0]->dims, t[1]->rank, t[1]->dims, &rank, dims));
+  NNP_TRY(nnp_broadcast_shapes(rank, dims, t[2]->rank, t[2]->dims, &r2, d2));
+  nnp_set_shape(ctx->out[0], t[1]->dtype, r2, d2);
+  return NNP_OK;
+}
+
+static nnp_status ref_where(nnp_op_ctx *ctx) {
+  const nnp_tensor *in[3] = {ctx->in[0], ctx->in[1], ctx->in[2]};
+  row_fn fn;
+  switch (nnp_dtype_size(in[1]->dtype)) {
+    case 1: fn = where_row_8; break;
+    case 2: fn = where_row_16; break;
+    case 4: fn = where_row_32; break;
+    case 8: fn = where_row_64; break;
+    default: return nnp_error(NNP_ERR_INTERNAL, "Where kernel reached with %s", nnp_dtype_name(in[1]->dtype));
+  }
+  bcast_run(ctx->out[0], 3, in, fn, NULL);
+  return NNP_OK;
+}
+
+/* PRelu: slope broadcasts unidirectionally to X (the output has X's shape). */
+static nnp_status infer_prelu(nnp_op_ctx *ctx) {
+  NNP_TRY(infer_binary_table(ctx, prelu_rows, NNP_UNDEFINED, false));
+  const nnp_tensor *x = ctx->in[0];
+  if (!nnp_tensor_same_shape(ctx->out[0], x)) {
+    char bx[64], bs[64];
+    const nnp_tensor *s = ctx->in[1];
+    return nnp_error(NNP_ERR_SHAPE, "slope of shape %s does not broadcast to X of shape %s",
+                     nnp_shape_str(s->rank, s->dims, bs, sizeof bs),
+                     nnp_shape_str(x->rank, x->dims, bx, sizeof bx));
+  }
+  return NNP_OK;
+}
+static nnp_status ref_prelu(nnp_op_ctx *ctx) { return run_binary_table(ctx, prelu_rows); }
+
+/* ---------------------------------------------------------------------------------- */
+/* Descriptors                                                                        */
+/* ---------------------------------------------------------------------------------- */
+
+#define BINARY_OP(sym, nm)                                                              \
+  const nnp_op_info nnp_op_##sym = {.name = nm, .min_inputs = 2, .max_inputs = 2,      \
+                                    .min_outputs = 1, .max_outputs = 1,                \
+                                    .infer = infer_##sym, .ref = ref_##sym};
+BINARY_OP(add, "Add")
+BINARY_OP(sub, "Sub")
+BINARY_OP(mul, "Mul")
+BINARY_OP(div, "Div")
+BINARY_OP(pow, "Pow")
+BINARY_OP(equal, "Equal")
+BINARY_OP(less, "Less")
+BINARY_OP(greater, "Greater")
+BINARY_OP(less_or_equal, "LessOrEqual")
+BINARY_OP(greater_or_equal, "GreaterOrEqual")
+BINARY_OP(and, "And")
+BINARY_OP(or, "Or")
+BINARY_OP(xor, "Xor")
+BINARY_OP(prelu, "PRelu")
+
+const nnp_op_info nnp_op_where = {.name = "Where", .min_inputs = 3, .max_inputs = 3,
+                                  .min_outputs = 1, .max_outputs = 1,
+                                  .infer = infer_where, .ref = ref_where};
+
+#define VARIADIC_OP(sym, nm)                                                            \
+  const nnp_op_info nnp_op_##sym = {.name = nm, .min_inputs = 1, .max_inputs = 127,    \
+                                    .min_outputs = 1, .max_outputs = 1,                \
+                                    .flags = NNP_OPF_VARIADIC,                         \
+                                    .infer = infer_##sym, .ref = ref_##sym};
+VARIADIC_OP(max, "Max")
+VARIADIC_OP(min, "Min")
+VARIADIC_OP(sum, "Sum")
+VARIADIC_OP(mean, "Mean")
