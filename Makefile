@@ -1,15 +1,18 @@
 # nnperf top-level targets (the README explains each). CMake does the real work.
+#   make bench      THE MAIN JOB: installs, builds, runs `nnperf bench` (default model,
+#                   every available backend, batch 1 and 16, fp32)
 #   make            release build in build/ (bin: build/nnperf)
 #   make test       installs dependencies, builds with ASan+UBSan in build-asan/, runs the
 #                   whole suite (unit, per-op, conformance, CLI, model tests, fuzz smoke)
 #   make conformance   ONNX backend node tests only, with the per-op table
+#   make benchmarks the project's own performance benchmarks (bench/): ratios, not tests
 #   make fuzz       long fuzz runs (1M executions per target, see scripts/fuzz.sh)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all build deps test conformance fuzz clean
+.PHONY: all build deps bench benchmarks test conformance fuzz clean
 
 all: build
 
@@ -19,6 +22,9 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD) -j$(JOBS)
+
+bench: build
+	$(BUILD)/nnperf bench
 
 test: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_SANITIZE=ON
@@ -32,6 +38,9 @@ conformance: build
 	$(BUILD)/tests/conformance/nnp_conformance --known-failures tests/conformance/known_failures.txt \
 	  /usr/share/libonnx-testdata/data/node /usr/share/libonnx-testdata/data/pytorch-converted \
 	  /usr/share/libonnx-testdata/data/pytorch-operator /usr/share/libonnx-testdata/data/simple
+
+benchmarks: build
+	$(BUILD)/bench/bench_harness_overhead
 
 fuzz: deps
 	scripts/fuzz.sh

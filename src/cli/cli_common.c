@@ -6,10 +6,7 @@
 
 #include "cli/cli.h"
 #include "nnperf/onnx.h"
-#if __has_include("nnperf/zoo.h")
 #include "nnperf/zoo.h"
-#define HAVE_ZOO 1
-#endif
 
 int cli_fail(const char *what) {
   if (what) fprintf(stderr, "nnperf: error: %s: %s\n", what, nnp_last_error());
@@ -110,13 +107,9 @@ int cli_model_option(cli_model_opts *o, const char *cmd, int argc, char **argv, 
 
 nnp_status cli_load_graph(const cli_model_opts *o, nnp_graph **out) {
   if (!strncmp(o->model, "zoo:", 4)) {
-#ifndef HAVE_ZOO
-    return nnp_error(NNP_ERR_UNSUPPORTED, "zoo not built");
-#else
     nnp_zoo_options zo;
     nnp_zoo_options_default(&zo);
     return nnp_zoo_build(o->model + 4, &zo, out);
-#endif
   }
   return nnp_onnx_load(o->model, NULL, out);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/worker.h"
 #include "cli/cli.h"
 
 #ifndef NNP_VERSION
@@ -15,9 +16,11 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"bench", nnp_cmd_bench, "benchmark a model on every available backend under one methodology"},
+    {"backends", nnp_cmd_backends, "list the backends, whether each is available, its version or install hint"},
     {"run", nnp_cmd_run, "run one inference with the native engine, write outputs as .npy"},
     {"inspect", nnp_cmd_inspect, "ops, shapes, parameters, MACs/FLOPs and activation memory of a model"},
-    /* {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},*/
+    {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},
 };
 
 static void usage(FILE *f) {
@@ -32,6 +35,7 @@ static void usage(FILE *f) {
           "\nmodels: a path to an .onnx file, or zoo:NAME for a built-in model with seeded weights\n"
           "        (nnperf zoo --list shows them).\n\n"
           "examples:\n"
+          "  nnperf bench                      (default model, every available backend)\n"
           "  nnperf zoo resnet18 -o resnet18.onnx\n"
           "  nnperf inspect resnet18.onnx\n"
           "  nnperf run resnet18.onnx --batch 4 --output-dir out/\n"
@@ -44,6 +48,8 @@ int main(int argc, char **argv) {
     usage(stdout);
     return argc < 2 ? CLI_USAGE : CLI_OK;
   }
+  /* internal: a benchmark worker process, spawned by nnperf bench (docs/worker-protocol.md) */
+  if (!strcmp(argv[1], "__worker")) return nnp_worker_main(0, 1);
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
     printf("nnperf %s\n", NNP_VERSION);
     return CLI_OK;

@@ -22,6 +22,8 @@ nnp_status nnp_op_infer(const nnp_node *node, int64_t opset, int n_in,
   if (!info || !info->infer)
     return nnp_error(NNP_ERR_UNSUPPORTED, "op '%s' is not supported", node->op_type);
   NNP_TRY(check_arity(info, node, n_in, n_out));
+  for (int i = 0; i < info->min_inputs && i < n_in; i++) /* kernels rely on required inputs */
+    if (!in[i]) return nnp_error(NNP_ERR_FORMAT, "required input %d is omitted", i);
   nnp_tensor *outp[n_out > 0 ? n_out : 1];
   for (int i = 0; i < n_out; i++) {
     memset(&out[i], 0, sizeof out[i]);

@@ -142,6 +142,8 @@ static nnp_status check_ops(const nnp_graph *g) {
 static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in_used, int *n_out_used) {
   const nnp_node *n = &g->nodes[i];
   const nnp_op_info *info = nnp_op_get(n->op);
+  for (int k = 0; k < info->min_outputs && k < n->n_outputs; k++) /* kernels write required outputs */
+    if (n->outputs[k] < 0) return nnp_error(NNP_ERR_FORMAT, "required output %d is omitted", k);
   const nnp_tensor **in = p->in_ptrs + *n_in_used;
   nnp_tensor **outp = p->out_ptrs + *n_out_used;
   bool all_known = true;

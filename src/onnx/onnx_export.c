@@ -396,7 +396,7 @@ static void sync_parent_dir(const char *path) {
 
 static nnp_status write_atomic(const char *path, const uint8_t *buf, size_t n) {
   char tmp[PATH_MAX];
-  int fd;
+  int fd = -1;
   NNP_TRY(open_temp(path, tmp, sizeof tmp, &fd));
   nnp_status s = write_all(fd, buf, n, tmp);
   if (s == NNP_OK && fsync(fd) != 0) s = nnp_error(NNP_ERR_IO, "cannot sync '%s': %s", tmp, strerror(errno));

@@ -288,8 +288,8 @@ nnp_status nnp_onnx_load(const char *path, const nnp_load_options *opt, nnp_grap
     opt = &defaults;
   }
   *out = NULL;
-  void *buf;
-  size_t n;
+  void *buf = NULL;
+  size_t n = 0;
   NNP_TRY(nnp_read_file(path, opt->max_file_bytes, &buf, &n));
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);

@@ -218,8 +218,8 @@ nnp_status nnp_onnx_parse_tensor(const void *data, size_t size, nnp_tensor *out,
 }
 
 nnp_status nnp_onnx_read_tensor(const char *path, nnp_tensor *out, char **name_out) {
-  void *buf;
-  size_t n;
+  void *buf = NULL;
+  size_t n = 0;
   NNP_TRY(nnp_read_file(path, (size_t)1 << 31, &buf, &n));
   nnp_status s = nnp_onnx_parse_tensor(buf, n, out, name_out);
   nnp_free(buf);

@@ -94,8 +94,8 @@ nnp_status nnp_npy_parse(const void *data, size_t size, nnp_tensor *out) {
 }
 
 nnp_status nnp_npy_read(const char *path, nnp_tensor *out) {
-  void *buf;
-  size_t n;
+  void *buf = NULL;
+  size_t n = 0;
   NNP_TRY(nnp_read_file(path, NNP_TENSOR_MAX_BYTES, &buf, &n));
   nnp_status s = nnp_npy_parse(buf, n, out);
   nnp_free(buf);

@@ -1,0 +1,75 @@
+/* The backend interface: one vtable per inference framework.
+ *
+ * A backend runs inside a worker process (see docs/worker-protocol.md); the harness
+ * never times it from outside that process. Backends that live in another language run
+ * as external workers speaking the same protocol and have no vtable here (kind
+ * NNP_BACKEND_EXTERNAL in the registry). */
+#ifndef NNPERF_BACKEND_H
+#define NNPERF_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnperf/bench.h"
+#include "nnperf/engine.h"
+#include "nnperf/status.h"
+#include "nnperf/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nnp_backend_config {
+  const char *model_path;  /* ONNX file */
+  int threads;             /* intra-op threads, the same for every backend of a run */
+  nnp_precision precision;
+  int n_shapes;            /* concrete input shapes */
+  nnp_shape_binding shapes[NNP_PLAN_MAX_BINDINGS];
+  const char *options;     /* backend-specific "key=value,key=value", may be "" */
+} nnp_backend_config;
+
+typedef struct nnp_load_report {
+  double parse_s;          /* reading + parsing the model; -1 when not separable */
+  double compile_s;        /* building / optimising / compiling; -1 when not separable */
+  int threads_used;        /* threads the backend really uses (may differ from asked) */
+  char note[256];          /* anything a reader of the result must know */
+} nnp_load_report;
+
+typedef struct nnp_backend_vtable {
+  const char *name;          /* "native" */
+  const char *description;
+  const char *install_hint;  /* shown when probe fails */
+  /* Availability and version; NNP_OK when usable, else an error saying why. */
+  nnp_status (*probe)(char *version, size_t version_size);
+  nnp_status (*load)(const nnp_backend_config *cfg, void **state, nnp_load_report *rep);
+  int (*num_inputs)(void *state);
+  const char *(*input_name)(void *state, int i);
+  /* Input buffer to fill in place (dtype and shape fixed by load). */
+  nnp_tensor *(*input)(void *state, int i);
+  /* One synchronous inference (on a device: returns after the device has finished). */
+  nnp_status (*run)(void *state);
+  int (*num_outputs)(void *state);
+  const char *(*output_name)(void *state, int i);
+  const nnp_tensor *(*output)(void *state, int i);
+  void (*unload)(void *state);
+} nnp_backend_vtable;
+
+typedef enum nnp_backend_kind { NNP_BACKEND_INPROC = 0, NNP_BACKEND_EXTERNAL = 1 } nnp_backend_kind;
+
+typedef struct nnp_backend_entry {
+  const char *name;
+  nnp_backend_kind kind;
+  const nnp_backend_vtable *vt;  /* INPROC */
+  const char *description;
+  const char *install_hint;
+  int hidden;                    /* not part of "all backends" (test backends) */
+} nnp_backend_entry;
+
+int nnp_backend_count(void);
+const nnp_backend_entry *nnp_backend_get(int i);
+const nnp_backend_entry *nnp_backend_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

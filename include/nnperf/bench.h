@@ -1,0 +1,121 @@
+/* Benchmark spec and results: what `nnperf bench` measures and records.
+ *
+ * One row is one backend x configuration (precision, threads, batch, shape scenario),
+ * measured in its own worker process. Raw samples travel with the row; statistics are
+ * computed from them by nnp_stats_compute. */
+#ifndef NNPERF_BENCH_H
+#define NNPERF_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nnperf/env.h"
+#include "nnperf/stats.h"
+#include "nnperf/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NNP_RESULT_SCHEMA_VERSION 1
+
+typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
+const char *nnp_precision_name(nnp_precision p);
+/* Parses "fp32" etc.; returns 0 on an unknown name. */
+int nnp_precision_parse(const char *s, nnp_precision *out);
+
+/* Timing-loop rules (the same for every backend). */
+typedef struct nnp_loop_spec {
+  int warmup_min;        /* at least this many warm-up iterations (default 20 ... see below) */
+  int warmup_max;        /* at most this many (default 200) */
+  int warmup_window;     /* sliding window for the stability test (default 10) */
+  double warmup_tol;     /* stable when consecutive window medians differ by < tol (0.02) */
+  int iterations;        /* steady-state iterations: at least this many (default 200) */
+  double min_time_s;     /* ... and at least this long (default 2 s), whichever is more */
+  double max_time_s;     /* hard cap on the steady state (default 60 s); a capped row says so */
+} nnp_loop_spec;
+
+void nnp_loop_spec_default(nnp_loop_spec *s);
+
+typedef enum nnp_row_status {
+  NNP_ROW_OK = 0,
+  NNP_ROW_UNAVAILABLE, /* backend not installed: reason holds the install hint */
+  NNP_ROW_UNSUPPORTED, /* backend cannot run this model/precision/shape */
+  NNP_ROW_FAILED,      /* worker reported an error */
+  NNP_ROW_CRASHED,     /* worker died from a signal */
+  NNP_ROW_TIMEOUT,     /* worker exceeded its time limit and was killed */
+  NNP_ROW_OOM          /* worker ran out of memory (allocation failure or memory limit) */
+} nnp_row_status;
+const char *nnp_row_status_name(nnp_row_status s);
+
+typedef struct nnp_accuracy {
+  bool compared;         /* false: this row is the reference, or no reference outputs */
+  char reference[64];    /* label of the reference row */
+  double max_abs, max_rel, cosine;
+  double top1, top5;     /* agreement fractions over batch rows; < 0 when not a classifier */
+  bool within_tol;
+} nnp_accuracy;
+
+typedef struct nnp_bench_row {
+  /* configuration */
+  char backend[32];
+  char backend_version[128];
+  nnp_precision precision;
+  int threads;
+  int64_t batch;
+  char scenario[160];    /* "static:1x3x224x224" or "dynamic:Nx3x[160..320]x[160..320]" */
+  char label[96];        /* "native fp32 t2 b1" for tables */
+  /* outcome */
+  nnp_row_status status;
+  char reason[512];      /* why a row failed; empty for ok rows */
+  char note[256];        /* what a reader must know about an ok row (e.g. threads used) */
+  int exit_status;       /* worker exit code, -1 if killed */
+  int term_signal;       /* signal that ended the worker, 0 if none */
+  /* phases, seconds (-1 when not measured) */
+  double spawn_to_ready_s; /* process start -> worker ready to load */
+  double parse_s, compile_s, load_s; /* load = parse + build/compile */
+  double first_s;        /* first (cold) inference */
+  double cold_start_s;   /* process start -> first result */
+  int warmup_iterations;
+  bool warmup_stable;    /* warm-up ended by the stability rule, not the cap */
+  /* steady state */
+  double *samples;       /* owned, n_samples seconds */
+  int n_samples;
+  bool time_capped;      /* steady state stopped at max_time_s before iterations */
+  nnp_stats stats;
+  double items_per_s;          /* batch / P50 */
+  double measured_items_per_s; /* batch * n_samples / sum(samples) */
+  /* memory */
+  int64_t peak_rss_bytes;  /* getrusage of the worker (ru_maxrss) */
+  int64_t vmhwm_bytes;     /* worker's /proc/self/status VmHWM before exit */
+  /* outputs of the first and last inference, for accuracy (owned, may be empty) */
+  int n_outputs;
+  nnp_tensor *first_outputs;
+  nnp_tensor *last_outputs;
+  nnp_accuracy acc;
+} nnp_bench_row;
+
+void nnp_bench_row_free(nnp_bench_row *r);
+
+typedef struct nnp_bench_result {
+  char model[512];
+  char nnperf_version[32];
+  char command_line[1024];
+  nnp_env env;
+  nnp_loop_spec loop;
+  uint64_t seed;
+  double accuracy_rtol;  /* tolerance for within_tol (max_rel, scaled to the output range) */
+  char baseline[96];     /* label of the row speeds are relative to */
+  bool allow_mixed;      /* rank rows that differ in precision or threads */
+  bool noisy;            /* CV or machine load high: results flagged */
+  int n_rows, cap_rows;
+  nnp_bench_row *rows;
+} nnp_bench_result;
+
+void nnp_bench_result_free(nnp_bench_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

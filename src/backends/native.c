@@ -1,0 +1,89 @@
+/* The native backend: nnperf's own engine behind the backend vtable. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/backend.h"
+#include "nnperf/onnx.h"
+
+#ifndef NNP_VERSION
+#define NNP_VERSION "0.1.0"
+#endif
+
+typedef struct native_state {
+  nnp_graph *g;
+  nnp_plan *plan;
+} native_state;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static nnp_status native_probe(char *version, size_t n) {
+  snprintf(version, n, "nnperf %s (reference kernels)", NNP_VERSION);
+  return NNP_OK;
+}
+
+static void native_unload(void *state) {
+  native_state *s = state;
+  if (!s) return;
+  nnp_plan_destroy(s->plan);
+  nnp_graph_destroy(s->g);
+  nnp_free(s);
+}
+
+static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_load_report *rep) {
+  if (cfg->precision != NNP_FP32)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "the native engine runs fp32 only so far (asked for %s)",
+                     nnp_precision_name(cfg->precision));
+  native_state *s = nnp_calloc(1, sizeof *s);
+  if (!s) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+  double t0 = now_s();
+  nnp_status st = nnp_onnx_load(cfg->model_path, NULL, &s->g);
+  double t1 = now_s();
+  if (st == NNP_OK) {
+    nnp_plan_options po;
+    nnp_plan_options_default(&po);
+    po.n_shapes = cfg->n_shapes;
+    memcpy(po.shapes, cfg->shapes, sizeof po.shapes);
+    st = nnp_plan_compile(s->g, &po, &s->plan);
+  }
+  if (st != NNP_OK) {
+    native_unload(s);
+    return st;
+  }
+  rep->parse_s = t1 - t0;
+  rep->compile_s = now_s() - t1;
+  rep->threads_used = 1;
+  if (cfg->threads > 1)
+    snprintf(rep->note, sizeof rep->note, "native engine runs on 1 thread so far (asked for %d)", cfg->threads);
+  *state = s;
+  return NNP_OK;
+}
+
+static int native_num_inputs(void *st) { return nnp_plan_num_inputs(((native_state *)st)->plan); }
+static const char *native_input_name(void *st, int i) { return nnp_plan_input_name(((native_state *)st)->plan, i); }
+static nnp_tensor *native_input(void *st, int i) { return nnp_plan_input(((native_state *)st)->plan, i); }
+static nnp_status native_run(void *st) { return nnp_plan_run(((native_state *)st)->plan); }
+static int native_num_outputs(void *st) { return nnp_plan_num_outputs(((native_state *)st)->plan); }
+static const char *native_output_name(void *st, int i) { return nnp_plan_output_name(((native_state *)st)->plan, i); }
+static const nnp_tensor *native_output(void *st, int i) { return nnp_plan_output(((native_state *)st)->plan, i); }
+
+const nnp_backend_vtable nnp_backend_native = {
+    .name = "native",
+    .description = "nnperf's own C engine (reference kernels)",
+    .install_hint = "built in",
+    .probe = native_probe,
+    .load = native_load,
+    .num_inputs = native_num_inputs,
+    .input_name = native_input_name,
+    .input = native_input,
+    .run = native_run,
+    .num_outputs = native_num_outputs,
+    .output_name = native_output_name,
+    .output = native_output,
+    .unload = native_unload,
+};

@@ -1,0 +1,316 @@
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include "bench/orchestrator.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/protocol.h"
+#include "bench/timing_loop.h"
+#include "nnperf/alloc.h"
+
+volatile sig_atomic_t nnp_bench_interrupted;
+
+#define STDERR_TAIL 2048
+
+typedef struct row_reader {
+  nnp_bench_row *row;
+  int cap_samples;
+  int got_done, got_error;
+  int expected_samples;
+  char error_kind[32];
+} row_reader;
+
+static nnp_status add_sample(row_reader *rr, double v) {
+  nnp_bench_row *r = rr->row;
+  if (r->n_samples == rr->cap_samples) {
+    int ncap = rr->cap_samples ? rr->cap_samples * 2 : 1024;
+    double *ns = nnp_realloc(r->samples, sizeof(double) * (size_t)ncap);
+    if (!ns) return nnp_error(NNP_ERR_NOMEM, "out of memory collecting samples");
+    r->samples = ns;
+    rr->cap_samples = ncap;
+  }
+  r->samples[r->n_samples++] = v;
+  return NNP_OK;
+}
+
+static nnp_status keep_output(nnp_bench_row *r, const nnp_proto_msg *m) {
+  nnp_tensor **arr = !strcmp(m->tag, "first") ? &r->first_outputs : !strcmp(m->tag, "last") ? &r->last_outputs : NULL;
+  if (!arr) return NNP_OK;
+  if (m->index >= 64) return nnp_error(NNP_ERR_LIMIT, "worker sent more than 64 outputs");
+  if (m->index >= r->n_outputs) {
+    int n = m->index + 1;
+    nnp_tensor *a = nnp_realloc(r->first_outputs, sizeof(nnp_tensor) * (size_t)n);
+    if (!a) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+    r->first_outputs = a;
+    nnp_tensor *b = nnp_realloc(r->last_outputs, sizeof(nnp_tensor) * (size_t)n);
+    if (!b) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+    r->last_outputs = b;
+    for (int i = r->n_outputs; i < n; i++) {
+      memset(&a[i], 0, sizeof a[i]);
+      memset(&b[i], 0, sizeof b[i]);
+    }
+    r->n_outputs = n;
+  }
+  nnp_tensor *t = &(*arr)[m->index];
+  nnp_tensor_free(t);
+  *t = m->tensor;
+  t->data = NULL;
+  NNP_TRY(nnp_tensor_alloc(t));
+  memcpy(t->data, m->tensor.data, nnp_tensor_nbytes(t));
+  return NNP_OK;
+}
+
+/* Handles one record from the worker. */
+static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_progress_fn progress, void *ud,
+                         const nnp_row_request *req) {
+  nnp_bench_row *r = rr->row;
+  if (m->is_tensor) return keep_output(r, m);
+  char *line = m->line;
+  char *tok[80];
+  char copy[NNP_PROTO_MAX_LINE + 1];
+  snprintf(copy, sizeof copy, "%s", line);
+  int n = nnp_proto_split(line, tok, 80);
+  if (!n) return NNP_OK;
+  const char *rest = copy + (strlen(tok[0]) < strlen(copy) ? strlen(tok[0]) + 1 : strlen(copy));
+  if (!strcmp(tok[0], "ready") && n >= 3) {
+    r->spawn_to_ready_s = atof(tok[2]) - t_spawn;
+    if (progress) progress(ud, "load", 0, 0);
+  } else if (!strcmp(tok[0], "version")) {
+    snprintf(r->backend_version, sizeof r->backend_version, "%s", rest);
+  } else if (!strcmp(tok[0], "load") && n >= 5) {
+    r->parse_s = atof(tok[1]);
+    r->compile_s = atof(tok[2]);
+    r->load_s = atof(tok[3]);
+  } else if (!strcmp(tok[0], "note")) {
+    snprintf(r->note, sizeof r->note, "%s", rest);
+  } else if (!strcmp(tok[0], "first") && n >= 3) {
+    r->first_s = atof(tok[1]);
+    r->cold_start_s = atof(tok[2]) - t_spawn;
+    if (progress) progress(ud, "warm-up", 0, 0);
+  } else if (!strcmp(tok[0], "samples")) {
+    for (int i = 1; i < n; i++) NNP_TRY(add_sample(rr, atof(tok[i])));
+    if (progress) progress(ud, "measure", r->n_samples, req->loop.iterations);
+  } else if (!strcmp(tok[0], "warmup") && n >= 3) {
+    r->warmup_iterations = atoi(tok[1]);
+    r->warmup_stable = atoi(tok[2]) != 0;
+  } else if (!strcmp(tok[0], "summary") && n >= 3) {
+    rr->expected_samples = atoi(tok[1]);
+    r->time_capped = atoi(tok[2]) != 0;
+  } else if (!strcmp(tok[0], "memory") && n >= 2) {
+    r->vmhwm_bytes = atoll(tok[1]);
+  } else if (!strcmp(tok[0], "done")) {
+    rr->got_done = 1;
+  } else if (!strcmp(tok[0], "error") && n >= 2) {
+    rr->got_error = 1;
+    snprintf(rr->error_kind, sizeof rr->error_kind, "%s", tok[1]);
+    const char *msg = rest + strlen(tok[1]);
+    while (*msg == ' ') msg++;
+    snprintf(r->reason, sizeof r->reason, "%s", msg);
+  }
+  return NNP_OK;
+}
+
+static void last_line(const char *tail, char *out, size_t n) {
+  size_t len = strlen(tail);
+  while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' ')) len--;
+  size_t start = len;
+  while (start && tail[start - 1] != '\n') start--;
+  snprintf(out, n, "%.*s", (int)(len - start), tail + start);
+}
+
+static void write_spec(FILE *f, const nnp_row_request *q) {
+  fprintf(f, "nnperf-spec %d\nbackend %s\nmodel %s\nprecision %s\nthreads %d\nseed %llu\n", NNP_PROTO_VERSION,
+          q->backend, q->model_path, nnp_precision_name(q->precision), q->threads, (unsigned long long)q->seed);
+  if (q->options && q->options[0]) fprintf(f, "options %s\n", q->options);
+  if (q->mem_limit > 0) fprintf(f, "memlimit %lld\n", q->mem_limit);
+  const nnp_loop_spec *l = &q->loop;
+  fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
+          l->iterations, l->min_time_s, l->max_time_s);
+  for (int i = 0; i < q->n_inputs; i++) nnp_proto_write_tensor(f, "input", i, q->input_names[i], &q->inputs[i]);
+  fprintf(f, "run\n");
+}
+
+nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
+  memset(row, 0, sizeof *row);
+  snprintf(row->backend, sizeof row->backend, "%s", req->backend);
+  row->precision = req->precision;
+  row->threads = req->threads;
+  row->batch = req->batch;
+  snprintf(row->scenario, sizeof row->scenario, "%s", req->scenario);
+  snprintf(row->label, sizeof row->label, "%s %s t%d b%lld", req->backend, nnp_precision_name(req->precision),
+           req->threads, (long long)req->batch);
+  row->spawn_to_ready_s = row->parse_s = row->compile_s = row->load_s = row->first_s = row->cold_start_s = -1;
+  row->peak_rss_bytes = row->vmhwm_bytes = -1;
+  row->exit_status = -1;
+
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe))
+    return nnp_error(NNP_ERR_IO, "cannot create pipes for the worker: %s", strerror(errno));
+  signal(SIGPIPE, SIG_IGN); /* a worker that dies early must not kill the parent */
+  double t_spawn = nnp_now();
+  pid_t pid = fork();
+  if (pid < 0) return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(errno));
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (req->pin_cpus > 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int c = 0; c < req->pin_cpus; c++) CPU_SET(c, &set);
+      sched_setaffinity(0, sizeof set, &set);
+    }
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    for (int fd = 3; fd < 256; fd++) close(fd);
+    char *argv[] = {"nnperf", "__worker", NULL};
+    execv(req->worker_exe, argv);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  FILE *spec = fdopen(in_pipe[1], "w");
+  if (spec) {
+    write_spec(spec, req);
+    fclose(spec); /* errors (EPIPE) show up as a worker failure below */
+  } else {
+    close(in_pipe[1]);
+  }
+  nnp_proto_reader rd;
+  nnp_proto_reader_init(&rd, NNP_TENSOR_MAX_BYTES);
+  row_reader rr = {.row = row};
+  char tail[STDERR_TAIL + 1] = "";
+  size_t tail_len = 0;
+  int timed_out = 0, interrupted = 0, protocol_error = 0;
+  char protocol_msg[512] = "";
+  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    double left = t_spawn + req->timeout_s - nnp_now();
+    if (left <= 0) {
+      timed_out = 1;
+      break;
+    }
+    if (nnp_bench_interrupted) {
+      interrupted = 1;
+      break;
+    }
+    int pr = poll(fds, 2, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+    if (pr < 0 && errno != EINTR) break;
+    for (int k = 0; k < 2; k++) {
+      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds[k].fd, buf, sizeof buf);
+      if (got <= 0) {
+        if (got < 0 && errno == EINTR) continue;
+        close(fds[k].fd);
+        fds[k].fd = -1;
+        open_fds--;
+        continue;
+      }
+      if (k == 1) { /* keep the last STDERR_TAIL bytes of the worker's stderr */
+        size_t g = (size_t)got;
+        if (g >= STDERR_TAIL) {
+          memcpy(tail, buf + g - STDERR_TAIL, STDERR_TAIL);
+          tail_len = STDERR_TAIL;
+        } else {
+          if (tail_len + g > STDERR_TAIL) {
+            size_t drop = tail_len + g - STDERR_TAIL;
+            memmove(tail, tail + drop, tail_len - drop);
+            tail_len -= drop;
+          }
+          memcpy(tail + tail_len, buf, g);
+          tail_len += g;
+        }
+        tail[tail_len] = 0;
+        continue;
+      }
+      if (protocol_error) continue;
+      if (nnp_proto_feed(&rd, buf, (size_t)got) != NNP_OK) {
+        protocol_error = 1;
+        snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
+        continue;
+      }
+      nnp_proto_msg m;
+      int k2;
+      while ((k2 = nnp_proto_next(&rd, &m)) == 1)
+        if (handle(&rr, &m, t_spawn, progress, ud, req) != NNP_OK) {
+          protocol_error = 1;
+          snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
+          break;
+        }
+      if (k2 < 0) {
+        protocol_error = 1;
+        snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
+      }
+    }
+  }
+  if (timed_out || interrupted || protocol_error) kill(-pid, SIGKILL);
+  for (int k = 0; k < 2; k++)
+    if (fds[k].fd >= 0) close(fds[k].fd);
+  int wstatus = 0;
+  struct rusage ru;
+  memset(&ru, 0, sizeof ru);
+  while (wait4(pid, &wstatus, 0, &ru) < 0 && errno == EINTR) {
+  }
+  kill(-pid, SIGKILL); /* anything the worker left behind in its group */
+  nnp_proto_reader_free(&rd);
+  row->peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
+  if (WIFEXITED(wstatus)) row->exit_status = WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) row->term_signal = WTERMSIG(wstatus);
+
+  char errline[600];
+  last_line(tail, errline, sizeof errline);
+  if (interrupted) {
+    row->status = NNP_ROW_FAILED;
+    snprintf(row->reason, sizeof row->reason, "interrupted by the user");
+  } else if (timed_out) {
+    row->status = NNP_ROW_TIMEOUT;
+    snprintf(row->reason, sizeof row->reason, "worker exceeded the %.0f s time limit and was killed (after %d samples)",
+             req->timeout_s, row->n_samples);
+  } else if (protocol_error) {
+    row->status = NNP_ROW_FAILED;
+    snprintf(row->reason, sizeof row->reason, "worker protocol error: %s", protocol_msg);
+  } else if (rr.got_done && row->exit_status == 0) {
+    row->status = NNP_ROW_OK;
+    if (rr.expected_samples != row->n_samples) {
+      row->status = NNP_ROW_FAILED;
+      snprintf(row->reason, sizeof row->reason, "worker reported %d samples but sent %d", rr.expected_samples,
+               row->n_samples);
+    }
+  } else if (rr.got_error) {
+    row->status = !strcmp(rr.error_kind, "unsupported") ? NNP_ROW_UNSUPPORTED
+                  : !strcmp(rr.error_kind, "nomem")     ? NNP_ROW_OOM
+                                                        : NNP_ROW_FAILED;
+  } else if (row->term_signal) {
+    row->status = row->term_signal == SIGKILL ? NNP_ROW_OOM : NNP_ROW_CRASHED;
+    snprintf(row->reason, sizeof row->reason, "worker killed by signal %d (%s)%s%s%s", row->term_signal,
+             strsignal(row->term_signal), row->term_signal == SIGKILL ? ", likely the out-of-memory killer" : "",
+             errline[0] ? ": " : "", errline);
+  } else {
+    row->status = NNP_ROW_CRASHED;
+    snprintf(row->reason, sizeof row->reason, "worker exited with status %d without a result%s%s", row->exit_status,
+             errline[0] ? ": " : "", errline);
+  }
+  if (row->status != NNP_ROW_OK && row->term_signal == 0 && row->status == NNP_ROW_FAILED && !row->reason[0] &&
+      errline[0])
+    snprintf(row->reason, sizeof row->reason, "%s", errline);
+  if (row->n_samples > 0 && row->status == NNP_ROW_OK) {
+    nnp_stats_compute(row->samples, row->n_samples, req->seed, &row->stats);
+    row->items_per_s = row->stats.p50 > 0 ? (double)row->batch / row->stats.p50 : 0;
+    double sum = 0;
+    for (int i = 0; i < row->n_samples; i++) sum += row->samples[i];
+    row->measured_items_per_s = sum > 0 ? (double)row->batch * row->n_samples / sum : 0;
+  }
+  return NNP_OK;
+}

@@ -1,0 +1,39 @@
+/* The parent side: one benchmark row = one fresh worker process with a time limit.
+ * Whatever happens to the worker (error, crash, hang, out of memory) becomes the row's
+ * status and reason; the parent itself never fails because of it. */
+#ifndef NNP_BENCH_ORCHESTRATOR_H
+#define NNP_BENCH_ORCHESTRATOR_H
+
+#include <signal.h>
+
+#include "nnperf/bench.h"
+
+typedef struct nnp_row_request {
+  const char *worker_exe;   /* the nnperf binary, run as `nnperf __worker` */
+  const char *backend;
+  const char *model_path;
+  const char *options;      /* backend options, may be "" */
+  nnp_precision precision;
+  int threads;
+  int64_t batch;
+  const char *scenario;
+  int n_inputs;
+  const nnp_tensor *inputs; /* identical for every backend */
+  const char *const *input_names;
+  nnp_loop_spec loop;
+  uint64_t seed;
+  double timeout_s;         /* wall-clock limit for the whole worker */
+  long long mem_limit;      /* RLIMIT_AS for the worker, 0 = none */
+  int pin_cpus;             /* > 0: pin the worker to CPUs 0..pin_cpus-1 */
+} nnp_row_request;
+
+typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total);
+
+/* Set by a SIGINT/SIGTERM handler: the current worker is killed and the row marked. */
+extern volatile sig_atomic_t nnp_bench_interrupted;
+
+/* Runs one row. Fills *row completely (the caller frees it with nnp_bench_row_free);
+ * returns NNP_OK unless the parent could not even start a worker. */
+nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud);
+
+#endif

@@ -1,0 +1,29 @@
+/* The one timing loop: warm-up until stable (bounded), then the steady state, each
+ * iteration timed with CLOCK_MONOTONIC around exactly one synchronous inference. */
+#ifndef NNP_BENCH_TIMING_LOOP_H
+#define NNP_BENCH_TIMING_LOOP_H
+
+#include <stdbool.h>
+
+#include "nnperf/bench.h"
+
+typedef nnp_status (*nnp_infer_fn)(void *ctx);
+/* Receives each steady-state sample right after it is taken (outside the timed region). */
+typedef void (*nnp_sample_sink)(void *ud, double sample_s);
+
+typedef struct nnp_loop_outcome {
+  int warmup_iterations;
+  bool warmup_stable;
+  int n_samples;
+  bool time_capped;
+} nnp_loop_outcome;
+
+double nnp_now(void); /* CLOCK_MONOTONIC seconds */
+
+nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_infer_fn infer, void *ctx, nnp_sample_sink sink,
+                           void *sink_ud, nnp_loop_outcome *out);
+
+/* Median of x[0..n) (copies into tmp, which must hold n doubles). */
+double nnp_median(const double *x, int n, double *tmp);
+
+#endif

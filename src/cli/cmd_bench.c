@@ -1,0 +1,416 @@
+/* nnperf bench: every backend x configuration, one methodology, one table. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+
+#include "bench/accuracy.h"
+#include "bench/orchestrator.h"
+#include "cli/cli.h"
+#include "nnperf/alloc.h"
+#include "nnperf/backend.h"
+#include "nnperf/onnx.h"
+#include "nnperf/report.h"
+#include "nnperf/zoo.h"
+
+#define DEFAULT_MODEL "zoo:mobilenet_v2"
+#define MAX_LIST 16
+
+static const char bench_help[] =
+    "usage: nnperf bench [MODEL] [options]\n\n"
+    "Measures MODEL (an .onnx file or zoo:NAME; default " DEFAULT_MODEL ", 224x224) on every\n"
+    "available backend under one methodology: each backend x configuration runs in a fresh\n"
+    "worker process; load, first (cold) inference, warm-up and steady state are timed\n"
+    "separately; each steady-state iteration is one synchronous inference timed with\n"
+    "CLOCK_MONOTONIC; statistics come from the raw samples; outputs for the same seeded\n"
+    "inputs are compared with the reference row (native fp32).\n\n"
+    "what to run (comma lists make a sweep over the cross product):\n"
+    "  --backends LIST        backends to run (default: all available; see nnperf backends)\n"
+    "  --batch LIST           batch sizes, e.g. 1,16 (default 1,16 for the default model, else 1)\n"
+    "  --precision LIST       fp32, fp16, int8, mixed (default fp32)\n"
+    "  --threads N            intra-op threads for every backend (default: all allowed CPUs)\n"
+    "  --shape static:DIMS    fixed input shape, e.g. static:1x3x224x224 (overrides --batch)\n"
+    "  --backend-options B:K=V,...  options passed to backend B\n"
+    "%s"
+    "\nhow to measure:\n"
+    "  --warmup N             minimum warm-up iterations (default 20; ends when stable, max 200)\n"
+    "  --iterations N         minimum steady-state iterations (default 200)\n"
+    "  --min-time S           minimum steady-state seconds (default 2); the longer of the two wins\n"
+    "  --max-time S           cap on the steady state per row (default 60; capped rows say so)\n"
+    "  --timeout S            wall-clock limit per worker (default 600)\n"
+    "  --mem-limit MIB        address-space limit per worker (default none)\n"
+    "  --pin                  pin workers to CPUs 0..threads-1\n"
+    "  --seed N               seed of the inputs and the bootstrap (default 1)\n\n"
+    "what to show:\n"
+    "  --baseline LABEL       row the 'vs' column is relative to (default: first ok row)\n"
+    "  --allow-mixed          rank rows that differ in precision or threads (shown as columns)\n"
+    "  --json FILE            full result with raw samples (rewritten after every row)\n"
+    "  --csv FILE             one line per row\n"
+    "  --quiet                no table, no progress\n\n"
+    "exit status: 0 all rows ok or unavailable, 1 a row failed (still recorded), 2 bad command line\n\n"
+    "examples:\n"
+    "  nnperf bench\n"
+    "  nnperf bench resnet18.onnx --batch 1,8 --threads 2 --json out.json\n"
+    "  nnperf bench zoo:resnet18 --backends native --iterations 50 --min-time 0\n";
+
+static int split_list(char *s, char **out, int max) {
+  int n = 0;
+  for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) out[n++] = tok;
+  return n;
+}
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi) return 0;
+  *out = v;
+  return 1;
+}
+
+static int parse_double(const char *s, double lo, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v >= lo)) return 0;
+  *out = v;
+  return 1;
+}
+
+static void on_signal(int sig) {
+  (void)sig;
+  nnp_bench_interrupted = 1;
+}
+
+typedef struct progress_ctx {
+  int tty, row, rows;
+  const char *label;
+} progress_ctx;
+
+static void progress(void *ud, const char *phase, int done, int total) {
+  progress_ctx *p = ud;
+  if (!p->tty) return;
+  if (total > 0)
+    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s %d/%d", p->row, p->rows, p->label, phase, done, total);
+  else
+    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s", p->row, p->rows, p->label, phase);
+  fflush(stderr);
+}
+
+static int allowed_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* The model as a file the workers can open: zoo models are written to a temp folder. */
+static nnp_status materialise_model(const char *model, char *path, size_t n, char *tmpdir, size_t tn) {
+  tmpdir[0] = 0;
+  if (strncmp(model, "zoo:", 4)) {
+    snprintf(path, n, "%s", model);
+    return NNP_OK;
+  }
+  nnp_graph *g = NULL;
+  nnp_zoo_options zo;
+  nnp_zoo_options_default(&zo);
+  NNP_TRY(nnp_zoo_build(model + 4, &zo, &g));
+  snprintf(tmpdir, tn, "/tmp/nnperf-bench-XXXXXX");
+  if (!mkdtemp(tmpdir)) {
+    nnp_graph_destroy(g);
+    return nnp_error(NNP_ERR_IO, "cannot create a temporary folder: %s", strerror(errno));
+  }
+  snprintf(path, n, "%s/%s.onnx", tmpdir, model + 4);
+  nnp_status s = nnp_onnx_save(g, path);
+  nnp_graph_destroy(g);
+  return s;
+}
+
+int nnp_cmd_bench(int argc, char **argv) {
+  cli_model_opts mo;
+  cli_model_opts_init(&mo);
+  char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
+  const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL;
+  long long threads = 0, mem_mib = 0, seed = 1;
+  double timeout_s = 600;
+  int quiet = 0, pin = 0, allow_mixed = 0;
+  nnp_loop_spec loop;
+  nnp_loop_spec_default(&loop);
+  char command_line[1024]; /* recorded before list options are split in place */
+  size_t used_cl = 0;
+  for (int i = 0; i < argc && used_cl < sizeof command_line; i++)
+    used_cl += (size_t)snprintf(command_line + used_cl, sizeof command_line - used_cl, "%s%s", i ? " " : "nnperf ",
+                                argv[i]);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    long long x;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      printf(bench_help, cli_model_options_help);
+      return CLI_OK;
+    }
+    if (!strcmp(a, "--shape") && v && !strncmp(v, "static:", 7)) {
+      static_shape = v + 7;
+      i++;
+      continue;
+    }
+    if (!strcmp(a, "--shape") && v && !strncmp(v, "dynamic:", 8))
+      return cli_usage_error("bench", "dynamic shape scenarios are not implemented yet ('%s')", v);
+    if (!strcmp(a, "--batch")) { /* a list here, unlike other commands */
+      if (!v) return cli_usage_error("bench", "--batch needs a value");
+      batch_arg = argv[++i];
+      continue;
+    }
+    int used = cli_model_option(&mo, "bench", argc, argv, &i);
+    if (used < 0) return CLI_USAGE;
+    if (used) continue;
+    static const char *const value_options[] = {"--backends", "--backend", "--precision", "--backend-options",
+                                                "--threads", "--warmup", "--iterations", "--min-time",
+                                                "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
+                                                "--csv", "--baseline", "--shape"};
+    int takes_value = 0;
+    for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
+    if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
+    if (!strcmp(a, "--backends") || !strcmp(a, "--backend")) backends_arg = argv[++i];
+    else if (!strcmp(a, "--precision")) precision_arg = argv[++i];
+    else if (!strcmp(a, "--backend-options")) options_arg = argv[++i];
+    else if (!strcmp(a, "--threads")) {
+      if (!parse_int(argv[++i], 1, 1024, &threads)) return cli_usage_error("bench", "--threads wants 1..1024");
+    } else if (!strcmp(a, "--warmup")) {
+      if (!parse_int(argv[++i], 0, 1000000, &x)) return cli_usage_error("bench", "--warmup wants a count >= 0");
+      loop.warmup_min = (int)x;
+      if (loop.warmup_max < loop.warmup_min) loop.warmup_max = loop.warmup_min;
+    } else if (!strcmp(a, "--iterations")) {
+      if (!parse_int(argv[++i], 1, 100000000, &x)) return cli_usage_error("bench", "--iterations wants a count >= 1");
+      loop.iterations = (int)x;
+    } else if (!strcmp(a, "--min-time")) {
+      if (!parse_double(argv[++i], 0, &loop.min_time_s)) return cli_usage_error("bench", "--min-time wants seconds >= 0");
+    } else if (!strcmp(a, "--max-time")) {
+      if (!parse_double(argv[++i], 0.001, &loop.max_time_s)) return cli_usage_error("bench", "--max-time wants seconds > 0");
+    } else if (!strcmp(a, "--timeout")) {
+      if (!parse_double(argv[++i], 0.1, &timeout_s)) return cli_usage_error("bench", "--timeout wants seconds > 0");
+    } else if (!strcmp(a, "--mem-limit")) {
+      if (!parse_int(argv[++i], 1, 1 << 30, &mem_mib)) return cli_usage_error("bench", "--mem-limit wants MiB >= 1");
+    } else if (!strcmp(a, "--seed")) {
+      if (!parse_int(argv[++i], 0, (1LL << 62), &seed)) return cli_usage_error("bench", "--seed wants an integer >= 0");
+    } else if (!strcmp(a, "--json")) json_path = argv[++i];
+    else if (!strcmp(a, "--csv")) csv_path = argv[++i];
+    else if (!strcmp(a, "--baseline")) baseline = argv[++i];
+    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+    else if (!strcmp(a, "--pin")) pin = 1;
+    else if (!strcmp(a, "--allow-mixed")) allow_mixed = 1;
+    else if (a[0] == '-') return cli_usage_error("bench", "unknown option '%s'", a);
+    else if (!mo.model) mo.model = a;
+    else return cli_usage_error("bench", "more than one model given");
+  }
+  int default_model = !mo.model;
+  if (!mo.model) mo.model = DEFAULT_MODEL;
+  if (strncmp(mo.model, "zoo:", 4) && access(mo.model, R_OK) != 0)
+    return cli_usage_error("bench", "model '%s' not found or not readable: %s", mo.model, strerror(errno));
+  if (!threads) threads = allowed_cpus();
+
+  /* backends */
+  const nnp_backend_entry *backends[MAX_LIST];
+  int n_backends = 0;
+  if (backends_arg) {
+    char *names[MAX_LIST];
+    int n = split_list(backends_arg, names, MAX_LIST);
+    for (int k = 0; k < n; k++) {
+      const nnp_backend_entry *e = nnp_backend_find(names[k]);
+      if (!e) return cli_usage_error("bench", "unknown backend '%s' (nnperf backends lists them)", names[k]);
+      backends[n_backends++] = e;
+    }
+    if (!n_backends) return cli_usage_error("bench", "--backends is empty");
+  } else {
+    for (int k = 0; k < nnp_backend_count() && n_backends < MAX_LIST; k++)
+      if (!nnp_backend_get(k)->hidden) backends[n_backends++] = nnp_backend_get(k);
+  }
+  /* precisions */
+  nnp_precision precisions[MAX_LIST] = {NNP_FP32};
+  int n_prec = 1;
+  if (precision_arg) {
+    char *names[MAX_LIST];
+    n_prec = split_list(precision_arg, names, MAX_LIST);
+    for (int k = 0; k < n_prec; k++)
+      if (!nnp_precision_parse(names[k], &precisions[k]))
+        return cli_usage_error("bench", "unknown precision '%s' (fp32, fp16, int8, mixed)", names[k]);
+    if (!n_prec) return cli_usage_error("bench", "--precision is empty");
+  }
+  /* batches */
+  long long batches[MAX_LIST] = {1, 16};
+  int n_batch = default_model ? 2 : 1;
+  if (batch_arg) {
+    char *names[MAX_LIST];
+    n_batch = split_list(batch_arg, names, MAX_LIST);
+    for (int k = 0; k < n_batch; k++)
+      if (!parse_int(names[k], 1, 1 << 20, &batches[k]))
+        return cli_usage_error("bench", "--batch wants positive integers, not '%s'", names[k]);
+    if (!n_batch) return cli_usage_error("bench", "--batch is empty");
+  }
+  int64_t static_dims[NNP_MAX_RANK];
+  int static_rank = 0;
+  if (static_shape) {
+    if (!cli_parse_dims(static_shape, &static_rank, static_dims))
+      return cli_usage_error("bench", "--shape static: wants DIMS like 1x3x224x224, not '%s'", static_shape);
+    for (int d = 0; d < static_rank; d++)
+      if (static_dims[d] <= 0) return cli_usage_error("bench", "--shape dimensions must be positive");
+    n_batch = 1;
+    batches[0] = static_rank ? static_dims[0] : 1;
+  }
+
+  /* the model: loaded once here for its input signature; each worker loads it itself */
+  char model_path[4096], tmpdir[256];
+  if (materialise_model(mo.model, model_path, sizeof model_path, tmpdir, sizeof tmpdir) != NNP_OK)
+    return cli_fail(NULL);
+  nnp_graph *g = NULL;
+  if (nnp_onnx_load(model_path, NULL, &g) != NNP_OK) {
+    if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+    return cli_fail(NULL);
+  }
+  if (g->n_inputs > NNP_PLAN_MAX_BINDINGS) {
+    nnp_error(NNP_ERR_LIMIT, "model has %d inputs; nnperf bench handles up to %d", g->n_inputs, NNP_PLAN_MAX_BINDINGS);
+    nnp_graph_destroy(g);
+    return cli_fail(NULL);
+  }
+
+  nnp_bench_result res;
+  memset(&res, 0, sizeof res);
+  snprintf(res.model, sizeof res.model, "%s", mo.model);
+  snprintf(res.nnperf_version, sizeof res.nnperf_version, "0.1.0");
+  snprintf(res.command_line, sizeof res.command_line, "%s", command_line);
+  nnp_env_capture(&res.env);
+  res.loop = loop;
+  res.seed = (uint64_t)seed;
+  /* one tolerance when one precision is measured; otherwise each row's precision sets it */
+  res.accuracy_rtol = n_prec == 1 ? nnp_accuracy_default_rtol(precisions[0]) : -1;
+  snprintf(res.baseline, sizeof res.baseline, "%s", baseline);
+  res.allow_mixed = allow_mixed;
+  int total_rows = n_backends * n_prec * n_batch;
+  res.rows = nnp_calloc((size_t)total_rows, sizeof *res.rows);
+  res.cap_rows = total_rows;
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  progress_ctx pc = {.tty = !quiet && isatty(2), .rows = total_rows};
+  int rc = CLI_OK;
+  for (int bi = 0; bi < n_batch && !nnp_bench_interrupted; bi++) {
+    /* inputs for this batch: seeded, identical for every backend */
+    cli_model_opts bo = mo;
+    bo.batch = batches[bi];
+    if (static_shape && g->n_inputs >= 1) {
+      bo.batch = 0;
+      bo.plan.shapes[bo.plan.n_shapes].input = g->values[g->inputs[0]].name;
+      bo.plan.shapes[bo.plan.n_shapes].rank = static_rank;
+      memcpy(bo.plan.shapes[bo.plan.n_shapes].dims, static_dims, sizeof static_dims);
+      bo.plan.n_shapes++;
+    }
+    cli_apply_batch(&bo, g);
+    nnp_tensor inputs[NNP_PLAN_MAX_BINDINGS];
+    const char *names[NNP_PLAN_MAX_BINDINGS];
+    int n_in = 0;
+    char scenario[160] = "static:";
+    nnp_status st = NNP_OK;
+    for (int i = 0; i < g->n_inputs && st == NNP_OK; i++) {
+      st = nnp_resolve_input_shape(g, &bo.plan, i, &inputs[i]);
+      if (st == NNP_OK) st = nnp_tensor_alloc(&inputs[i]);
+      if (st != NNP_OK) break;
+      cli_fill_random(&inputs[i], (uint64_t)seed + (uint64_t)i);
+      names[i] = g->values[g->inputs[i]].name;
+      n_in++;
+      char dims[128];
+      size_t len = strlen(scenario);
+      snprintf(scenario + len, sizeof scenario - len, "%s%s", i ? "," : "",
+               nnp_shape_str(inputs[i].rank, inputs[i].dims, dims, sizeof dims));
+    }
+    if (st != NNP_OK) {
+      for (int i = 0; i < n_in; i++) nnp_tensor_free(&inputs[i]);
+      rc = cli_fail(mo.model);
+      break;
+    }
+    for (int pi = 0; pi < n_prec && !nnp_bench_interrupted; pi++) {
+      for (int k = 0; k < n_backends && !nnp_bench_interrupted; k++) {
+        nnp_bench_row *row = &res.rows[res.n_rows];
+        const char *opts = "";
+        char optbuf[512] = "";
+        if (options_arg) { /* B:K=V,... for the matching backend */
+          size_t bl = strlen(backends[k]->name);
+          if (!strncmp(options_arg, backends[k]->name, bl) && options_arg[bl] == ':') {
+            snprintf(optbuf, sizeof optbuf, "%s", options_arg + bl + 1);
+            opts = optbuf;
+          }
+        }
+        char self[4096];
+        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[sl > 0 ? sl : 0] = 0;
+        nnp_row_request req = {.worker_exe = self, .backend = backends[k]->name, .model_path = model_path,
+                               .options = opts, .precision = precisions[pi], .threads = (int)threads,
+                               .batch = batches[bi], .scenario = scenario, .n_inputs = n_in, .inputs = inputs,
+                               .input_names = names, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
+                               .mem_limit = mem_mib << 20, .pin_cpus = pin ? (int)threads : 0};
+        pc.row = res.n_rows + 1;
+        char label[96];
+        snprintf(label, sizeof label, "%s %s t%lld b%lld", backends[k]->name, nnp_precision_name(precisions[pi]),
+                 threads, batches[bi]);
+        pc.label = label;
+        progress(&pc, "start", 0, 0);
+        if (nnp_run_row(&req, row, progress, &pc) != NNP_OK) {
+          memset(row, 0, sizeof *row);
+          snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
+          snprintf(row->label, sizeof row->label, "%s", label);
+          row->status = NNP_ROW_FAILED;
+          snprintf(row->reason, sizeof row->reason, "%s", nnp_last_error());
+        }
+        /* labels name rows (baseline, accuracy reference): keep them unique */
+        int same = 0;
+        for (int r = 0; r < res.n_rows; r++)
+          if (!strncmp(res.rows[r].label, label, strlen(label))) same++;
+        if (same) snprintf(row->label, sizeof row->label, "%s #%d", label, same + 1);
+        res.n_rows++;
+        /* accuracy against the reference: the first ok native fp32 row of this batch */
+        for (int r = 0; r < res.n_rows - 1; r++) {
+          nnp_bench_row *ref = &res.rows[r];
+          if (ref->status == NNP_ROW_OK && !strcmp(ref->backend, "native") && ref->precision == NNP_FP32 &&
+              ref->batch == row->batch && !strcmp(ref->scenario, row->scenario) && ref->n_outputs) {
+            if (row->status == NNP_ROW_OK && row->n_outputs == ref->n_outputs) {
+              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs,
+                                   nnp_accuracy_default_rtol(row->precision), &row->acc);
+              snprintf(row->acc.reference, sizeof row->acc.reference, "%s", ref->label);
+            }
+            break;
+          }
+        }
+        if (row->status != NNP_ROW_OK && row->status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
+        if (row->status == NNP_ROW_OK && row->stats.cv > 0.1) res.noisy = true;
+        if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) {
+          cli_fail("--json");
+          rc = CLI_FAIL;
+        }
+      }
+    }
+    for (int i = 0; i < n_in; i++) nnp_tensor_free(&inputs[i]);
+  }
+  if (pc.tty) fprintf(stderr, "\r\033[K");
+  if (nnp_env_is_busy(&res.env)) res.noisy = true;
+  if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) rc = cli_fail("--json");
+  if (csv_path && nnp_report_write_csv(&res, csv_path) != NNP_OK) rc = cli_fail("--csv");
+  if (!quiet) nnp_report_table(stdout, &res);
+  if (nnp_bench_interrupted) {
+    fprintf(stderr, "nnperf: interrupted: %d of %d rows finished%s%s\n", res.n_rows, total_rows,
+            json_path ? ", saved to " : "", json_path ? json_path : "");
+    rc = 130;
+  }
+  nnp_bench_result_free(&res);
+  nnp_graph_destroy(g);
+  if (tmpdir[0]) {
+    unlink(model_path);
+    rmdir(tmpdir);
+  }
+  return rc;
+}

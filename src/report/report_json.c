@@ -1,0 +1,311 @@
+/* The JSON result: every configuration field, outcome, phase, statistic and raw sample
+ * of a bench run (schema: docs/result-schema.md). Also the atomic file writer that the
+ * CSV output shares. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nnperf/report.h"
+#include "util/json_write.h"
+
+/* --- strings -------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 when invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t avail) {
+  unsigned char c = s[0];
+  size_t len;
+  unsigned int cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+  else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+  else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+  else return 0;
+  if (len > avail) return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return len;
+}
+
+/* Copies s (at most cap bytes: fixed arrays may lack a terminator if a caller filled
+ * them carelessly) into dst[dcap] with invalid UTF-8 bytes replaced by '?'. Reasons come
+ * from crashing workers and anything can be in them; one bad byte would make the whole
+ * file unreadable to strict parsers. Shared with report_csv.c. */
+void nnp_report_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap);
+
+void nnp_report_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap) {
+  if (dcap == 0) return;
+  size_t n = strnlen(s, cap), o = 0;
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8_seq_len(u + i, n - i);
+    if (o + (len ? len : 1) >= dcap) break;
+    if (len == 0) {
+      dst[o++] = '?';
+      i++;
+    } else {
+      memcpy(dst + o, u + i, len);
+      o += len;
+      i += len;
+    }
+  }
+  dst[o] = '\0';
+}
+
+/* A string field as a JSON string; nnp_json_string escapes quotes and control bytes. */
+static void json_str(FILE *f, const char *s, size_t cap) {
+  char buf[2048];
+  nnp_report_clean_utf8(buf, sizeof buf, s, cap);
+  nnp_json_string(f, buf);
+}
+
+#define JSON_STR(f, field) json_str((f), (field), sizeof(field))
+
+/* --- values --------------------------------------------------------------------------- */
+
+static void json_bool(FILE *f, bool b) { fputs(b ? "true" : "false", f); }
+
+/* Phase times and other "-1 when not measured" quantities: null when negative. */
+static void json_opt_seconds(FILE *f, double v) {
+  if (v < 0.0) fputs("null", f);
+  else nnp_json_number(f, v);
+}
+
+/* Positive quantities where 0 means "not measured". */
+static void json_opt_positive(FILE *f, double v) {
+  if (!(v > 0.0)) fputs("null", f);
+  else nnp_json_number(f, v);
+}
+
+static void json_opt_bytes(FILE *f, int64_t v) {
+  if (v <= 0) fputs("null", f);
+  else fprintf(f, "%lld", (long long)v); /* exact: %.9g would round large byte counts */
+}
+
+static void write_stats(FILE *f, const nnp_stats *s) {
+  if (s->n <= 0) {
+    fputs("null", f);
+    return;
+  }
+  fprintf(f, "{\"n\": %d", s->n);
+  const struct {
+    const char *key;
+    double v;
+  } nums[] = {{"min", s->min},   {"max", s->max}, {"mean", s->mean}, {"stdev", s->stdev},
+              {"cv", s->cv},     {"p50", s->p50}, {"p90", s->p90},   {"p95", s->p95},
+              {"p99", s->p99},   {"p999", s->p999}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+    fprintf(f, ", \"%s\": ", nums[i].key);
+    nnp_json_number(f, nums[i].v);
+  }
+  fputs(", \"p50_ci\": [", f);
+  nnp_json_number(f, s->p50_lo);
+  fputs(", ", f);
+  nnp_json_number(f, s->p50_hi);
+  fputs("], \"p99_ci\": [", f);
+  nnp_json_number(f, s->p99_lo);
+  fputs(", ", f);
+  nnp_json_number(f, s->p99_hi);
+  fputs("], \"p99_underpowered\": ", f);
+  json_bool(f, s->p99_underpowered);
+  fputs(", \"p999_underpowered\": ", f);
+  json_bool(f, s->p999_underpowered);
+  fputc('}', f);
+}
+
+static void write_accuracy(FILE *f, const nnp_accuracy *a) {
+  fputs("{\"compared\": ", f);
+  json_bool(f, a->compared);
+  fputs(", \"reference\": ", f);
+  JSON_STR(f, a->reference);
+  /* Without a comparison the numbers are meaningless (typically zero): null, not 0,
+   * so that nobody reads "max_rel 0" as "exact". */
+  const struct {
+    const char *key;
+    double v;
+    bool frac; /* top-k: negative means "not a classifier" */
+  } nums[] = {{"max_abs", a->max_abs, false}, {"max_rel", a->max_rel, false},
+              {"cosine", a->cosine, false},   {"top1", a->top1, true},
+              {"top5", a->top5, true}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+    fprintf(f, ", \"%s\": ", nums[i].key);
+    if (!a->compared || (nums[i].frac && nums[i].v < 0.0)) fputs("null", f);
+    else nnp_json_number(f, nums[i].v);
+  }
+  fputs(", \"within_tol\": ", f);
+  if (a->compared) json_bool(f, a->within_tol);
+  else fputs("null", f);
+  fputc('}', f);
+}
+
+static void write_row(FILE *f, const nnp_bench_row *w) {
+  fputs("    {\n      \"label\": ", f);
+  JSON_STR(f, w->label);
+  fputs(",\n      \"backend\": ", f);
+  JSON_STR(f, w->backend);
+  fputs(",\n      \"backend_version\": ", f);
+  JSON_STR(f, w->backend_version);
+  fputs(",\n      \"precision\": ", f);
+  nnp_json_string(f, nnp_precision_name(w->precision));
+  fprintf(f, ",\n      \"threads\": %d,\n      \"batch\": %lld,\n      \"scenario\": ", w->threads,
+          (long long)w->batch);
+  JSON_STR(f, w->scenario);
+  fputs(",\n      \"status\": ", f);
+  nnp_json_string(f, nnp_row_status_name(w->status));
+  fputs(",\n      \"reason\": ", f);
+  JSON_STR(f, w->reason);
+  fputs(",\n      \"note\": ", f);
+  JSON_STR(f, w->note);
+  fprintf(f, ",\n      \"exit_status\": %d,\n      \"term_signal\": %d", w->exit_status,
+          w->term_signal);
+
+  const struct {
+    const char *key;
+    double v;
+  } phases[] = {{"spawn_to_ready_s", w->spawn_to_ready_s}, {"parse_s", w->parse_s},
+                {"compile_s", w->compile_s},               {"load_s", w->load_s},
+                {"first_s", w->first_s},                   {"cold_start_s", w->cold_start_s}};
+  fputs(",\n      \"phases\": {", f);
+  for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+    fprintf(f, "%s\"%s\": ", i ? ", " : "", phases[i].key);
+    json_opt_seconds(f, phases[i].v);
+  }
+  fprintf(f, "},\n      \"warmup\": {\"iterations\": %d, \"stable\": ", w->warmup_iterations);
+  json_bool(f, w->warmup_stable);
+  fputs("},\n      \"stats\": ", f);
+  write_stats(f, &w->stats);
+  fputs(",\n      \"items_per_s\": ", f);
+  json_opt_positive(f, w->items_per_s);
+  fputs(",\n      \"measured_items_per_s\": ", f);
+  json_opt_positive(f, w->measured_items_per_s);
+  fputs(",\n      \"time_capped\": ", f);
+  json_bool(f, w->time_capped);
+  fputs(",\n      \"memory\": {\"peak_rss_bytes\": ", f);
+  json_opt_bytes(f, w->peak_rss_bytes);
+  fputs(", \"vmhwm_bytes\": ", f);
+  json_opt_bytes(f, w->vmhwm_bytes);
+  fputs("},\n      \"accuracy\": ", f);
+  write_accuracy(f, &w->acc);
+  /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
+  fputs(",\n      \"samples_s\": [", f);
+  if (w->samples)
+    for (int i = 0; i < w->n_samples; i++) {
+      if (i) fputs(", ", f);
+      nnp_json_number(f, w->samples[i]);
+    }
+  fputs("]\n    }", f);
+}
+
+void nnp_report_json(FILE *f, const nnp_bench_result *r) {
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"nnperf\",\n  \"nnperf_version\": ",
+          NNP_RESULT_SCHEMA_VERSION);
+  JSON_STR(f, r->nnperf_version);
+  fputs(",\n  \"command_line\": ", f);
+  JSON_STR(f, r->command_line);
+  fputs(",\n  \"model\": ", f);
+  JSON_STR(f, r->model);
+  fprintf(f, ",\n  \"seed\": %llu", (unsigned long long)r->seed);
+
+  const nnp_loop_spec *l = &r->loop;
+  fprintf(f,
+          ",\n  \"loop\": {\"warmup_min\": %d, \"warmup_max\": %d, \"warmup_window\": %d, "
+          "\"warmup_tol\": ",
+          l->warmup_min, l->warmup_max, l->warmup_window);
+  nnp_json_number(f, l->warmup_tol);
+  fprintf(f, ", \"iterations\": %d, \"min_time_s\": ", l->iterations);
+  nnp_json_number(f, l->min_time_s);
+  fputs(", \"max_time_s\": ", f);
+  nnp_json_number(f, l->max_time_s);
+  fputs("},\n  \"env\": ", f);
+  nnp_env_write_json(f, &r->env);
+  fputs(",\n  \"accuracy_rtol\": ", f);
+  nnp_json_number(f, r->accuracy_rtol);
+  fputs(",\n  \"baseline\": ", f);
+  JSON_STR(f, r->baseline);
+  fputs(",\n  \"allow_mixed\": ", f);
+  json_bool(f, r->allow_mixed);
+  fputs(",\n  \"noisy\": ", f);
+  json_bool(f, r->noisy);
+  fputs(",\n  \"rows\": [", f);
+  for (int i = 0; r->rows && i < r->n_rows; i++) {
+    fputs(i ? ",\n" : "\n", f);
+    write_row(f, &r->rows[i]);
+  }
+  fputs(r->n_rows > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+/* --- atomic file output ----------------------------------------------------------------- */
+
+typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
+
+/* Shared with report_csv.c (declared there; a report-internal header would be the
+ * tidier home). Writes to "<path>.tmp.<pid>.<k>" next to path, flushes and fsyncs it,
+ * then renames it over path: rename within one folder is atomic, so a reader (or a
+ * crash) sees the previous complete file or the new one, never half of either. */
+nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
+                                   const nnp_bench_result *r);
+
+nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
+                                   const nnp_bench_result *r) {
+  if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "report: empty output path");
+  if (!r) return nnp_error(NNP_ERR_INVALID, "report: no result to write to '%s'", path);
+  char tmp[4200];
+  if (strlen(path) > 4096) return nnp_error(NNP_ERR_LIMIT, "report: output path too long");
+
+  /* O_EXCL with a pid-and-counter name: never clobbers someone else's temp file, and
+   * open() applies the umask, so the result gets the usual permissions (mkstemp's 0600
+   * would make the report unreadable to others). */
+  int fd = -1;
+  for (int k = 0; k < 100 && fd < 0; k++) {
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0)
+    return nnp_error(NNP_ERR_IO, "%s: cannot create temporary file '%s': %s", path, tmp,
+                     strerror(errno));
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return nnp_error(NNP_ERR_IO, "%s: %s", path, strerror(e));
+  }
+
+  errno = 0;
+  emit(f, r);
+  int err = 0;
+  if (ferror(f) || fflush(f) != 0) err = errno ? errno : EIO;
+  if (!err && fsync(fileno(f)) != 0) err = errno;
+  if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err) {
+    unlink(tmp);
+    return nnp_error(NNP_ERR_IO, "%s: cannot write: %s", path, strerror(err));
+  }
+
+  /* Make the rename itself durable. Some file systems refuse fsync on a folder; the
+   * file is already complete, so that is not an error worth failing the run for. */
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return NNP_OK;
+}
+
+nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path) {
+  return nnp_report_write_atomic(path, nnp_report_json, r);
+}

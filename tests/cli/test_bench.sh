@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# nnperf bench end to end: a good run, the JSON/CSV it writes, workers that crash, hang,
+# exhaust memory or fail (the other rows and the JSON survive, the reason is recorded),
+# and bad arguments (exit 2).
+set -uo pipefail
+nnperf=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok() { echo "pass $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+py=/usr/bin/python3
+quick=(--warmup 2 --iterations 10 --min-time 0 --threads 1)
+
+"$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
+
+# a good run: table on stdout, JSON with raw samples, CSV
+if "$nnperf" bench "$work/tiny.onnx" --backends native --batch 1,2 "${quick[@]}" --json "$work/r.json" --csv "$work/r.csv" > "$work/out" 2> "$work/err"; then
+  ok "bench runs"
+else
+  bad "bench runs: $(cat "$work/err")"
+fi
+grep -q "native" "$work/out" && ok "table names the backend" || bad "table names the backend: $(cat "$work/out")"
+$py - "$work/r.json" <<'PY' && ok "json: 2 ok rows, raw samples, stats, env" || bad "json: 2 ok rows, raw samples, stats, env"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+assert d["schema_version"] == 1 and len(rows) == 2, rows
+for r in rows:
+    assert r["status"] == "ok", r
+    s = r["samples_s"]
+    assert len(s) >= 10 and r["stats"]["n"] == len(s), (len(s), r["stats"])
+    assert sorted(s)[len(s) // 2] > 0
+    assert r["stats"]["p50_ci"][0] <= r["stats"]["p50"] <= r["stats"]["p50_ci"][1]
+    assert r["phases"]["cold_start_s"] > r["phases"]["first_s"] > 0
+    assert r["memory"]["peak_rss_bytes"] > 0
+assert rows[0]["batch"] == 1 and rows[1]["batch"] == 2
+assert d["env"]["cpus_online"] >= 1
+PY
+[ "$(wc -l < "$work/r.csv")" -eq 3 ] && ok "csv: header + 2 rows" || bad "csv: header + 2 rows"
+
+# faulty workers between two good rows: the good rows and the JSON survive
+fault_case() {
+  local mode=$1 want=$2 pattern=$3
+  shift 3
+  "$nnperf" bench "$work/tiny.onnx" --backends native,fault,native --backend-options "fault:mode=$mode" \
+    "${quick[@]}" --json "$work/f.json" "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  if [ $rc -ne 1 ]; then bad "fault $mode: exit $rc, expected 1"; return; fi
+  $py - "$work/f.json" "$want" "$pattern" <<'PY' && ok "fault $mode: row $want, other rows intact" || bad "fault $mode: $(cat "$work/f.json" | head -c 600)"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+assert len(rows) == 3, len(rows)
+assert rows[0]["status"] == "ok" and rows[2]["status"] == "ok", [r["status"] for r in rows]
+assert rows[1]["status"] == sys.argv[2], (rows[1]["status"], rows[1]["reason"])
+assert re.search(sys.argv[3], rows[1]["reason"], re.I), rows[1]["reason"]
+PY
+}
+fault_case segv crashed "signal 11|segmentation"
+fault_case abort crashed "signal 6|abort"
+fault_case kill out-of-memory "signal 9"
+fault_case exit crashed "status 3"
+fault_case error failed "injected error"
+fault_case hang timeout "time limit" --timeout 5
+fault_case bomb out-of-memory "memory" --mem-limit 512
+
+# an interrupted run leaves valid JSON of what finished
+"$nnperf" bench "$work/tiny.onnx" --backends native,fault,native --backend-options fault:mode=hang \
+  "${quick[@]}" --json "$work/i.json" > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -s "$work/i.json" ] && break; sleep 0.2; done
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+$py -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['rows'][0]['status']=='ok'" "$work/i.json" && [ $rc -eq 130 ] &&
+  ok "Ctrl-C: exit 130, JSON valid with the finished row" || bad "Ctrl-C: exit $rc"
+
+# bad arguments: exit 2 with a message
+usage_case() {
+  local name=$1 pattern=$2
+  shift 2
+  "$nnperf" bench "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qiE -- "$pattern" "$work/err" && ok "bad argument: $name" || bad "bad argument: $name: exit $rc: $(cat "$work/err")"
+}
+usage_case "unknown backend" "unknown backend 'nosuch'" "$work/tiny.onnx" --backends nosuch
+usage_case "malformed shape" "shape" "$work/tiny.onnx" --shape static:1xAx3
+usage_case "batch 0" "batch" "$work/tiny.onnx" --batch 0
+usage_case "model not found" "not found" "$work/nope.onnx"
+usage_case "unknown option" "unknown option" "$work/tiny.onnx" --frobnicate
+usage_case "unknown precision" "precision" "$work/tiny.onnx" --precision fp7
+
+"$nnperf" backends > "$work/out" 2>&1 && grep -q "native *available" "$work/out" && ok "backends lists native" || bad "backends lists native"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
