@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
   collect c = {malloc(sizeof(double) * 1000000), 0, 1000000};
   nnp_loop_outcome lo;
   double t0 = nnp_now();
-  nnp_timing_loop(&spec, empty_infer, NULL, sink, &c, &lo);
+  nnp_timing_loop(&spec, NULL, empty_infer, NULL, sink, &c, &lo);
   double per_iter = (nnp_now() - t0) / (lo.n_samples + lo.warmup_iterations);
   qsort(c.x, (size_t)c.n, sizeof(double), cmp);
   printf("empty backend: %d iterations, %.1f ns per iteration of the whole loop, median sample %.1f ns "
@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   collect h = {malloc(sizeof(double) * (size_t)iters * 3), 0, iters * 3};
   int nm = 0;
   for (int round = 0; round < 3; round++) {
-    nnp_timing_loop(&spec, plan_infer, plan, sink, &h, &lo);
+    nnp_timing_loop(&spec, NULL, plan_infer, plan, sink, &h, &lo);
     for (int i = 0; i < 5; i++) nnp_plan_run(plan);
     for (int i = 0; i < iters; i++) { /* the minimal loop a user would write */
       double a = nnp_now();

@@ -46,6 +46,10 @@ typedef struct nnp_backend_vtable {
   const char *(*input_name)(void *state, int i);
   /* Input buffer to fill in place (dtype and shape fixed by load). */
   nnp_tensor *(*input)(void *state, int i);
+  /* Switches input i's shape (dynamic-shape scenarios; the call is timed with the
+   * inference that follows, as a framework's own per-shape work would be). Input and
+   * output buffers may move: fetch them again after the call. NULL: static shapes only. */
+  nnp_status (*reshape)(void *state, int i, int rank, const int64_t *dims);
   /* One synchronous inference (on a device: returns after the device has finished). */
   nnp_status (*run)(void *state);
   int (*num_outputs)(void *state);

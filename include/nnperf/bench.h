@@ -98,6 +98,13 @@ typedef struct nnp_bench_row {
 
 void nnp_bench_row_free(nnp_bench_row *r);
 
+/* Seeded input values, the same for every backend and easy to reproduce elsewhere
+ * (counter-based, so numpy can compute it vectorised): element i of a float tensor is
+ *   z = mix64(seed * 0x9E3779B97F4A7C15 + i),  u = (z >> 11) * 2^-53,  x = 2u - 1
+ * with mix64 the splitmix64 finaliser; integer and bool tensors are zeros (valid as
+ * indices and masks). */
+void nnp_fill_seeded(nnp_tensor *t, uint64_t seed);
+
 typedef struct nnp_bench_result {
   char model[512];
   char nnperf_version[32];

@@ -11,9 +11,23 @@
 #define NNP_VERSION "0.1.0"
 #endif
 
+/* Dynamic-shape scenarios: the engine compiles a plan per input shape; the most recent
+ * NATIVE_PLAN_CACHE plans are kept, so a shape seen again costs a lookup only. */
+#define NATIVE_PLAN_CACHE 8
+
+typedef struct cached_plan {
+  nnp_plan *plan;
+  int input, rank;
+  int64_t dims[NNP_MAX_RANK];
+  uint64_t last_used;
+} cached_plan;
+
 typedef struct native_state {
   nnp_graph *g;
-  nnp_plan *plan;
+  nnp_plan *plan; /* current: the static plan, or one of cache[] */
+  nnp_plan_options base;
+  cached_plan cache[NATIVE_PLAN_CACHE];
+  uint64_t tick;
 } native_state;
 
 static double now_s(void) {
@@ -30,7 +44,12 @@ static nnp_status native_probe(char *version, size_t n) {
 static void native_unload(void *state) {
   native_state *s = state;
   if (!s) return;
-  nnp_plan_destroy(s->plan);
+  int cached = 0;
+  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) {
+    cached |= s->cache[k].plan == s->plan;
+    nnp_plan_destroy(s->cache[k].plan);
+  }
+  if (!cached) nnp_plan_destroy(s->plan);
   nnp_graph_destroy(s->g);
   nnp_free(s);
 }
@@ -45,11 +64,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   nnp_status st = nnp_onnx_load(cfg->model_path, NULL, &s->g);
   double t1 = now_s();
   if (st == NNP_OK) {
-    nnp_plan_options po;
-    nnp_plan_options_default(&po);
-    po.n_shapes = cfg->n_shapes;
-    memcpy(po.shapes, cfg->shapes, sizeof po.shapes);
-    st = nnp_plan_compile(s->g, &po, &s->plan);
+    nnp_plan_options_default(&s->base);
+    s->base.n_shapes = cfg->n_shapes;
+    memcpy(s->base.shapes, cfg->shapes, sizeof s->base.shapes);
+    st = nnp_plan_compile(s->g, &s->base, &s->plan);
   }
   if (st != NNP_OK) {
     native_unload(s);
@@ -68,6 +86,51 @@ static int native_num_inputs(void *st) { return nnp_plan_num_inputs(((native_sta
 static const char *native_input_name(void *st, int i) { return nnp_plan_input_name(((native_state *)st)->plan, i); }
 static nnp_tensor *native_input(void *st, int i) { return nnp_plan_input(((native_state *)st)->plan, i); }
 static nnp_status native_run(void *st) { return nnp_plan_run(((native_state *)st)->plan); }
+
+static nnp_status native_reshape(void *st, int i, int rank, const int64_t *dims) {
+  native_state *s = st;
+  if (i < 0 || i >= s->g->n_inputs) return nnp_error(NNP_ERR_INVALID, "input index %d out of range", i);
+  s->tick++;
+  int victim = 0;
+  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) {
+    cached_plan *c = &s->cache[k];
+    if (c->plan && c->input == i && c->rank == rank && !memcmp(c->dims, dims, sizeof(int64_t) * (size_t)rank)) {
+      c->last_used = s->tick;
+      s->plan = c->plan;
+      return NNP_OK;
+    }
+    if (!c->plan || c->last_used < s->cache[victim].last_used) victim = k;
+  }
+  /* a miss: compile for this shape (the static plan from load is replaced too) */
+  int cached = 0;
+  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) cached |= s->cache[k].plan == s->plan;
+  if (!cached) {
+    nnp_plan_destroy(s->plan);
+    s->plan = NULL;
+  }
+  cached_plan *c = &s->cache[victim];
+  if (c->plan == s->plan) s->plan = NULL;
+  nnp_plan_destroy(c->plan);
+  memset(c, 0, sizeof *c);
+  nnp_plan_options po = s->base;
+  const char *name = s->g->values[s->g->inputs[i]].name;
+  int slot = 0;
+  while (slot < po.n_shapes && strcmp(po.shapes[slot].input, name)) slot++;
+  if (slot == po.n_shapes) {
+    if (po.n_shapes == NNP_PLAN_MAX_BINDINGS) return nnp_error(NNP_ERR_LIMIT, "too many input shapes");
+    po.n_shapes++;
+  }
+  po.shapes[slot].input = name;
+  po.shapes[slot].rank = rank;
+  memcpy(po.shapes[slot].dims, dims, sizeof(int64_t) * (size_t)rank);
+  NNP_TRY(nnp_plan_compile(s->g, &po, &c->plan));
+  c->input = i;
+  c->rank = rank;
+  memcpy(c->dims, dims, sizeof(int64_t) * (size_t)rank);
+  c->last_used = s->tick;
+  s->plan = c->plan;
+  return NNP_OK;
+}
 static int native_num_outputs(void *st) { return nnp_plan_num_outputs(((native_state *)st)->plan); }
 static const char *native_output_name(void *st, int i) { return nnp_plan_output_name(((native_state *)st)->plan, i); }
 static const nnp_tensor *native_output(void *st, int i) { return nnp_plan_output(((native_state *)st)->plan, i); }
@@ -81,6 +144,7 @@ const nnp_backend_vtable nnp_backend_native = {
     .num_inputs = native_num_inputs,
     .input_name = native_input_name,
     .input = native_input,
+    .reshape = native_reshape,
     .run = native_run,
     .num_outputs = native_num_outputs,
     .output_name = native_output_name,

@@ -66,3 +66,27 @@ void nnp_bench_result_free(nnp_bench_result *r) {
   r->rows = NULL;
   r->n_rows = r->cap_rows = 0;
 }
+
+static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void nnp_fill_seeded(nnp_tensor *t, uint64_t seed) {
+  int64_t n = nnp_tensor_numel(t);
+  int is_float = t->dtype == NNP_F32 || t->dtype == NNP_F64 || t->dtype == NNP_F16 || t->dtype == NNP_BF16;
+  if (!is_float) {
+    memset(t->data, 0, nnp_tensor_nbytes(t));
+    return;
+  }
+  uint64_t base = seed * 0x9E3779B97F4A7C15ull;
+  if (t->dtype == NNP_F32) { /* the common case without the per-element type switch */
+    float *x = t->data;
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (float)(2.0 * ((double)(mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++)
+    nnp_tensor_set_f64(t, i, 2.0 * ((double)(mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
+}

@@ -135,7 +135,14 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
   const nnp_loop_spec *l = &q->loop;
   fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
           l->iterations, l->min_time_s, l->max_time_s);
-  for (int i = 0; i < q->n_inputs; i++) nnp_proto_write_tensor(f, "input", i, q->input_names[i], &q->inputs[i]);
+  int sent = 0;
+  for (int i = 0; i < q->n_inputs; i++) {
+    if (i == q->dyn_input) {
+      fprintf(f, "dynamic %d %s %s\n", i, q->dyn_dims, q->input_names[i]);
+      continue;
+    }
+    nnp_proto_write_tensor(f, "input", sent++, q->input_names[i], &q->inputs[i]);
+  }
   fprintf(f, "run\n");
 }
 

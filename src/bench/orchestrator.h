@@ -18,7 +18,9 @@ typedef struct nnp_row_request {
   int64_t batch;
   const char *scenario;
   int n_inputs;
-  const nnp_tensor *inputs; /* identical for every backend */
+  const nnp_tensor *inputs; /* identical for every backend; the dynamic one is not sent */
+  int dyn_input;            /* dynamic-shape scenario: input index, -1 when static */
+  const char *dyn_dims;     /* e.g. "1x3x[160..320]x[160..320]" */
   const char *const *input_names;
   nnp_loop_spec loop;
   uint64_t seed;

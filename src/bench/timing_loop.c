@@ -24,8 +24,9 @@ double nnp_median(const double *x, int n, double *tmp) {
 
 #define WARMUP_WINDOW_MAX 256
 
-nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_infer_fn infer, void *ctx, nnp_sample_sink sink,
-                           void *sink_ud, nnp_loop_outcome *out) {
+nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_prepare_fn prepare, nnp_infer_fn infer, void *ctx,
+                           nnp_sample_sink sink, void *sink_ud, nnp_loop_outcome *out) {
+  long iteration = 0;
   memset(out, 0, sizeof *out);
   int window = spec->warmup_window;
   if (window < 2) window = 2;
@@ -35,6 +36,7 @@ nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_infer_fn infer, void *
   double ring[WARMUP_WINDOW_MAX], tmp[WARMUP_WINDOW_MAX];
   double t_warm0 = nnp_now();
   for (int i = 0; i < spec->warmup_max; i++) {
+    if (prepare) NNP_TRY(prepare(ctx, iteration++));
     double t0 = nnp_now();
     NNP_TRY(infer(ctx));
     double t1 = nnp_now();
@@ -62,6 +64,7 @@ nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_infer_fn infer, void *
       out->time_capped = true;
       break;
     }
+    if (prepare) NNP_TRY(prepare(ctx, iteration++));
     double t0 = nnp_now();
     nnp_status s = infer(ctx);
     double t1 = nnp_now();

@@ -8,6 +8,9 @@
 #include "nnperf/bench.h"
 
 typedef nnp_status (*nnp_infer_fn)(void *ctx);
+/* Called before iteration i (warm-up and steady state numbered together), outside the
+ * timed region: dynamic-shape scenarios draw the next shape and prepare its input here. */
+typedef nnp_status (*nnp_prepare_fn)(void *ctx, long iteration);
 /* Receives each steady-state sample right after it is taken (outside the timed region). */
 typedef void (*nnp_sample_sink)(void *ud, double sample_s);
 
@@ -20,8 +23,9 @@ typedef struct nnp_loop_outcome {
 
 double nnp_now(void); /* CLOCK_MONOTONIC seconds */
 
-nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_infer_fn infer, void *ctx, nnp_sample_sink sink,
-                           void *sink_ud, nnp_loop_outcome *out);
+/* prepare may be NULL. */
+nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_prepare_fn prepare, nnp_infer_fn infer, void *ctx,
+                           nnp_sample_sink sink, void *sink_ud, nnp_loop_outcome *out);
 
 /* Median of x[0..n) (copies into tmp, which must hold n doubles). */
 double nnp_median(const double *x, int n, double *tmp);

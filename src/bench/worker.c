@@ -21,6 +21,11 @@ typedef struct worker_spec {
   unsigned long long seed;
   long long memlimit;
   nnp_loop_spec loop;
+  /* dynamic-shape scenario: input dyn_input's dims are drawn per iteration from
+   * [dyn_lo[d], dyn_hi[d]] (lo == hi for fixed dims); -1 when static */
+  int dyn_input, dyn_rank;
+  char dyn_name[256];
+  int64_t dyn_lo[NNP_MAX_RANK], dyn_hi[NNP_MAX_RANK];
   int n_inputs;
   nnp_tensor inputs[NNP_PLAN_MAX_BINDINGS];
   char input_names[NNP_PLAN_MAX_BINDINGS][256];
@@ -66,6 +71,41 @@ static int64_t read_vmhwm(void) {
     if (!strncmp(line, "VmHWM:", 6)) kb = atoll(line + 6);
   fclose(f);
   return kb < 0 ? -1 : kb * 1024;
+}
+
+/* "INDEX DIMS NAME" with DIMS like 1x3x[160..320]x[160..320] */
+static nnp_status parse_dynamic(const char *s, worker_spec *sp) {
+  char *end;
+  long idx = strtol(s, &end, 10);
+  if (end == s || idx < 0 || idx >= NNP_PLAN_MAX_BINDINGS)
+    return nnp_error(NNP_ERR_FORMAT, "worker spec: malformed dynamic line");
+  const char *p = end;
+  while (*p == ' ') p++;
+  int r = 0;
+  while (*p && *p != ' ') {
+    if (r == NNP_MAX_RANK) return nnp_error(NNP_ERR_FORMAT, "worker spec: dynamic shape has too many dims");
+    long long lo, hi;
+    if (*p == '[') {
+      if (sscanf(p, "[%lld..%lld]", &lo, &hi) != 2 || lo < 1 || hi < lo)
+        return nnp_error(NNP_ERR_FORMAT, "worker spec: malformed range in dynamic shape");
+      p = strchr(p, ']') + 1;
+    } else {
+      lo = hi = strtoll(p, &end, 10);
+      if (end == p || lo < 1) return nnp_error(NNP_ERR_FORMAT, "worker spec: malformed dynamic shape");
+      p = end;
+    }
+    sp->dyn_lo[r] = lo;
+    sp->dyn_hi[r] = hi;
+    r++;
+    if (*p == 'x') p++;
+    else if (*p && *p != ' ') return nnp_error(NNP_ERR_FORMAT, "worker spec: malformed dynamic shape");
+  }
+  while (*p == ' ') p++;
+  if (!*p || strlen(p) >= sizeof sp->dyn_name) return nnp_error(NNP_ERR_FORMAT, "worker spec: dynamic input name missing");
+  strcpy(sp->dyn_name, p);
+  sp->dyn_input = (int)idx;
+  sp->dyn_rank = r;
+  return NNP_OK;
 }
 
 static nnp_status read_spec(int fd, worker_spec *sp) {
@@ -134,6 +174,11 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
         st = nnp_error(NNP_ERR_FORMAT, "worker spec: malformed loop line");
         break;
       }
+    } else if (!strcmp(tok[0], "dynamic")) {
+      if (parse_dynamic(rest, sp) != NNP_OK) {
+        st = NNP_ERR_FORMAT;
+        break;
+      }
     } else if (!strcmp(tok[0], "run")) break;
     /* unknown keys are ignored: newer parents may send more */
   }
@@ -143,6 +188,56 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
   return st;
 }
 
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* What one inference of a dynamic-shape scenario needs. */
+typedef struct dyn_ctx {
+  const nnp_backend_vtable *vt;
+  void *state;
+  worker_spec *sp;
+  nnp_tensor cur;   /* the drawn shape's input values (buffer sized for the largest) */
+  long next;        /* iteration counter: shape i is a function of seed and i */
+} dyn_ctx;
+
+/* The shape of iteration it: each ranged dim uniform in [lo, hi], from seed and it. */
+static void dyn_draw(const worker_spec *sp, long it, int64_t *dims) {
+  for (int k = 0; k < sp->dyn_rank; k++) {
+    uint64_t span = (uint64_t)(sp->dyn_hi[k] - sp->dyn_lo[k] + 1);
+    dims[k] = sp->dyn_lo[k] + (int64_t)(mix64(sp->seed * 0x9E3779B97F4A7C15ull + (uint64_t)it * 64 + (uint64_t)k) % span);
+  }
+}
+
+/* Untimed: draw the next shape and fill its input values. */
+static nnp_status dyn_prepare(void *ctx, long unused) {
+  (void)unused;
+  dyn_ctx *d = ctx;
+  d->cur.rank = d->sp->dyn_rank;
+  dyn_draw(d->sp, d->next++, d->cur.dims);
+  nnp_fill_seeded(&d->cur, d->sp->seed + (uint64_t)d->sp->dyn_input);
+  return NNP_OK;
+}
+
+/* Timed: the backend's per-shape work, the input copies, one inference. */
+static nnp_status dyn_infer(void *ctx) {
+  dyn_ctx *d = ctx;
+  worker_spec *sp = d->sp;
+  NNP_TRY(d->vt->reshape(d->state, sp->dyn_input, d->cur.rank, d->cur.dims));
+  for (int i = 0; i < d->vt->num_inputs(d->state); i++) {
+    nnp_tensor *dst = d->vt->input(d->state, i);
+    const nnp_tensor *src = i == sp->dyn_input ? &d->cur : NULL;
+    for (int k = 0; !src && k < sp->n_inputs; k++)
+      if (!strcmp(sp->input_names[k], d->vt->input_name(d->state, i))) src = &sp->inputs[k];
+    if (!src || src->dtype != dst->dtype || !nnp_tensor_same_shape(src, dst))
+      return nnp_error(NNP_ERR_SHAPE, "backend input '%s' does not match the prepared input", d->vt->input_name(d->state, i));
+    memcpy(dst->data, src->data, nnp_tensor_nbytes(dst));
+  }
+  return d->vt->run(d->state);
+}
+
 int nnp_worker_main(int in_fd, int out_fd) {
   double t_start = nnp_now();
   FILE *out = fdopen(out_fd, "w");
@@ -150,6 +245,7 @@ int nnp_worker_main(int in_fd, int out_fd) {
   fprintf(out, "nnperf-worker %d\n", NNP_PROTO_VERSION);
   static worker_spec sp;
   memset(&sp, 0, sizeof sp);
+  sp.dyn_input = -1;
   nnp_status st = read_spec(in_fd, &sp);
   if (st != NNP_OK) {
     report_error(out, st);
@@ -180,6 +276,23 @@ int nnp_worker_main(int in_fd, int out_fd) {
     cfg.shapes[i].rank = sp.inputs[i].rank;
     memcpy(cfg.shapes[i].dims, sp.inputs[i].dims, sizeof cfg.shapes[i].dims);
   }
+  int dynamic = sp.dyn_input >= 0;
+  if (dynamic) { /* load for the first drawn shape; iterations switch shapes */
+    if (!vt->reshape) {
+      nnp_error(NNP_ERR_UNSUPPORTED, "backend '%s' does not support dynamic input shapes", sp.backend);
+      report_error(out, NNP_ERR_UNSUPPORTED);
+      return 1;
+    }
+    if (cfg.n_shapes == NNP_PLAN_MAX_BINDINGS) {
+      nnp_error(NNP_ERR_LIMIT, "too many inputs");
+      report_error(out, NNP_ERR_LIMIT);
+      return 1;
+    }
+    nnp_shape_binding *b = &cfg.shapes[cfg.n_shapes++];
+    b->input = sp.dyn_name;
+    b->rank = sp.dyn_rank;
+    dyn_draw(&sp, 0, b->dims);
+  }
   nnp_load_report rep = {-1, -1, 0, ""};
   void *state = NULL;
   double t_load0 = nnp_now();
@@ -191,27 +304,45 @@ int nnp_worker_main(int in_fd, int out_fd) {
   }
   fprintf(out, "load %.9f %.9f %.9f %d\n", rep.parse_s, rep.compile_s, t_load1 - t_load0, rep.threads_used);
   if (rep.note[0]) fprintf(out, "note %s\n", rep.note);
-  /* identical seeded inputs for every backend: sent by the parent */
-  for (int i = 0; i < vt->num_inputs(state); i++) {
-    nnp_tensor *dst = vt->input(state, i);
-    const char *name = vt->input_name(state, i);
-    int k = 0;
-    while (k < sp.n_inputs && strcmp(sp.input_names[k], name)) k++;
-    if (k == sp.n_inputs || sp.inputs[k].dtype != dst->dtype || !nnp_tensor_same_shape(&sp.inputs[k], dst)) {
-      nnp_error(NNP_ERR_SHAPE, "backend input '%s' does not match the input nnperf prepared", name);
-      report_error(out, NNP_ERR_SHAPE);
-      vt->unload(state);
-      return 1;
+  dyn_ctx dc = {.vt = vt, .state = state, .sp = &sp};
+  if (dynamic) {
+    if (sp.dyn_input >= vt->num_inputs(state)) {
+      nnp_error(NNP_ERR_SHAPE, "dynamic input %d does not exist", sp.dyn_input);
+      st = NNP_ERR_SHAPE;
+    } else { /* a buffer for the largest shape of the range */
+      dc.cur.dtype = vt->input(state, sp.dyn_input)->dtype;
+      dc.cur.rank = sp.dyn_rank;
+      memcpy(dc.cur.dims, sp.dyn_hi, sizeof dc.cur.dims);
+      st = nnp_tensor_alloc(&dc.cur);
     }
-    memcpy(dst->data, sp.inputs[k].data, nnp_tensor_nbytes(dst));
+  } else {
+    /* identical seeded inputs for every backend: sent by the parent */
+    for (int i = 0; i < vt->num_inputs(state) && st == NNP_OK; i++) {
+      nnp_tensor *dst = vt->input(state, i);
+      const char *name = vt->input_name(state, i);
+      int k = 0;
+      while (k < sp.n_inputs && strcmp(sp.input_names[k], name)) k++;
+      if (k == sp.n_inputs || sp.inputs[k].dtype != dst->dtype || !nnp_tensor_same_shape(&sp.inputs[k], dst))
+        st = nnp_error(NNP_ERR_SHAPE, "backend input '%s' does not match the input nnperf prepared", name);
+      else
+        memcpy(dst->data, sp.inputs[k].data, nnp_tensor_nbytes(dst));
+    }
+  }
+  if (st != NNP_OK) {
+    report_error(out, st);
+    vt->unload(state);
+    nnp_tensor_free(&dc.cur);
+    return 1;
   }
   fflush(out);
+  if (dynamic) dyn_prepare(&dc, 0);
   double t0 = nnp_now();
-  st = vt->run(state);
+  st = dynamic ? dyn_infer(&dc) : vt->run(state);
   double t1 = nnp_now();
   if (st != NNP_OK) {
     report_error(out, st);
     vt->unload(state);
+    nnp_tensor_free(&dc.cur);
     return 1;
   }
   fprintf(out, "first %.9f %.9f\n", t1 - t0, t1);
@@ -220,8 +351,10 @@ int nnp_worker_main(int in_fd, int out_fd) {
   fflush(out);
   sample_sink sink = {.out = out};
   nnp_loop_outcome lo;
-  st = nnp_timing_loop(&sp.loop, vt->run, state, on_sample, &sink, &lo);
+  st = dynamic ? nnp_timing_loop(&sp.loop, dyn_prepare, dyn_infer, &dc, on_sample, &sink, &lo)
+               : nnp_timing_loop(&sp.loop, NULL, vt->run, state, on_sample, &sink, &lo);
   flush_samples(&sink);
+  nnp_tensor_free(&dc.cur);
   if (st != NNP_OK) {
     report_error(out, st);
     vt->unload(state);

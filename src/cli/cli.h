@@ -44,8 +44,6 @@ void cli_apply_batch(cli_model_opts *o, const nnp_graph *g);
 
 /* Parses "1x3x224x224" (rank 0 as "scalar"). */
 bool cli_parse_dims(const char *s, int *rank, int64_t *dims);
-/* Seeded uniform [-1, 1) floats / zeros for other types. */
-void cli_fill_random(nnp_tensor *t, uint64_t seed);
 double cli_now(void); /* seconds, CLOCK_MONOTONIC */
 
 #endif

@@ -141,21 +141,6 @@ void cli_apply_batch(cli_model_opts *o, const nnp_graph *g) {
   }
 }
 
-void cli_fill_random(nnp_tensor *t, uint64_t seed) {
-  int64_t n = nnp_tensor_numel(t);
-  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  for (int64_t i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    double u = (double)(s >> 11) / 9007199254740992.0; /* [0, 1) */
-    switch (t->dtype) {
-      case NNP_F32: case NNP_F64: case NNP_F16: nnp_tensor_set_f64(t, i, 2.0 * u - 1.0); break;
-      default: nnp_tensor_set_f64(t, i, 0); break; /* indices, masks: zeros are always valid */
-    }
-  }
-}
-
 double cli_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

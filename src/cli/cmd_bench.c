@@ -12,6 +12,7 @@
 #include "bench/orchestrator.h"
 #include "cli/cli.h"
 #include "nnperf/alloc.h"
+#include "nnperf/bench.h"
 #include "nnperf/backend.h"
 #include "nnperf/onnx.h"
 #include "nnperf/report.h"
@@ -34,6 +35,9 @@ static const char bench_help[] =
     "  --precision LIST       fp32, fp16, int8, mixed (default fp32)\n"
     "  --threads N            intra-op threads for every backend (default: all allowed CPUs)\n"
     "  --shape static:DIMS    fixed input shape, e.g. static:1x3x224x224 (overrides --batch)\n"
+    "  --shape dynamic:DIMS   a dynamic-shape scenario for the first input: each iteration draws its\n"
+    "                         shape, e.g. dynamic:Nx3x[160..320]x[160..320] (N = each --batch); the\n"
+    "                         backend's per-shape work is timed with the inference\n"
     "  --backend-options B:K=V,...  options passed to backend B\n"
     "%s"
     "\nhow to measure:\n"
@@ -78,6 +82,39 @@ static int parse_double(const char *s, double lo, double *out) {
   if (end == s || *end || !(v >= lo)) return 0;
   *out = v;
   return 1;
+}
+
+/* Dims joined by 'x': N (the batch), a positive integer, or [LO..HI] with 1 <= LO <= HI. */
+static int valid_dynamic(const char *s) {
+  int rank = 0, ranged = 0;
+  while (*s) {
+    long long lo, hi;
+    char *end;
+    if (*s == 'N') s++;
+    else if (*s == '[') {
+      if (sscanf(s, "[%lld..%lld]", &lo, &hi) != 2 || lo < 1 || hi < lo || hi > 1 << 20) return 0;
+      s = strchr(s, ']') + 1;
+      ranged = 1;
+    } else {
+      lo = strtoll(s, &end, 10);
+      if (end == s || lo < 1) return 0;
+      s = end;
+    }
+    rank++;
+    if (*s == 'x' && s[1]) s++;
+    else if (*s) return 0;
+  }
+  return rank > 0 && rank <= NNP_MAX_RANK && ranged;
+}
+
+/* The dynamic spec with N replaced by the batch. */
+static void resolve_dynamic(const char *spec, long long batch, char *out, size_t n) {
+  size_t used = 0;
+  for (; *spec && used + 24 < n; spec++) {
+    if (*spec == 'N') used += (size_t)snprintf(out + used, n - used, "%lld", batch);
+    else out[used++] = *spec;
+  }
+  out[used] = 0;
 }
 
 static void on_signal(int sig) {
@@ -133,7 +170,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
-  const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL;
+  const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL, *dynamic_shape = NULL;
   long long threads = 0, mem_mib = 0, seed = 1;
   double timeout_s = 600;
   int quiet = 0, pin = 0, allow_mixed = 0;
@@ -157,8 +194,13 @@ int nnp_cmd_bench(int argc, char **argv) {
       i++;
       continue;
     }
-    if (!strcmp(a, "--shape") && v && !strncmp(v, "dynamic:", 8))
-      return cli_usage_error("bench", "dynamic shape scenarios are not implemented yet ('%s')", v);
+    if (!strcmp(a, "--shape") && v && !strncmp(v, "dynamic:", 8)) {
+      dynamic_shape = v + 8;
+      if (!valid_dynamic(dynamic_shape))
+        return cli_usage_error("bench", "--shape dynamic: wants dims like Nx3x[160..320]x[160..320], not '%s'", v);
+      i++;
+      continue;
+    }
     if (!strcmp(a, "--batch")) { /* a list here, unlike other commands */
       if (!v) return cli_usage_error("bench", "--batch needs a value");
       batch_arg = argv[++i];
@@ -206,6 +248,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     else if (!mo.model) mo.model = a;
     else return cli_usage_error("bench", "more than one model given");
   }
+  if (static_shape && dynamic_shape) return cli_usage_error("bench", "give either --shape static: or dynamic:, not both");
   int default_model = !mo.model;
   if (!mo.model) mo.model = DEFAULT_MODEL;
   if (strncmp(mo.model, "zoo:", 4) && access(mo.model, R_OK) != 0)
@@ -317,13 +360,25 @@ int nnp_cmd_bench(int argc, char **argv) {
     int n_in = 0;
     char scenario[160] = "static:";
     nnp_status st = NNP_OK;
+    char dyn_dims[160] = "";
+    if (dynamic_shape) {
+      resolve_dynamic(dynamic_shape, batches[bi], dyn_dims, sizeof dyn_dims);
+      snprintf(scenario, sizeof scenario, "dynamic:%s", dyn_dims);
+    }
     for (int i = 0; i < g->n_inputs && st == NNP_OK; i++) {
+      if (dynamic_shape && i == 0) { /* drawn per iteration by the worker */
+        memset(&inputs[i], 0, sizeof inputs[i]);
+        names[i] = g->values[g->inputs[i]].name;
+        n_in++;
+        continue;
+      }
       st = nnp_resolve_input_shape(g, &bo.plan, i, &inputs[i]);
       if (st == NNP_OK) st = nnp_tensor_alloc(&inputs[i]);
       if (st != NNP_OK) break;
-      cli_fill_random(&inputs[i], (uint64_t)seed + (uint64_t)i);
+      nnp_fill_seeded(&inputs[i], (uint64_t)seed + (uint64_t)i);
       names[i] = g->values[g->inputs[i]].name;
       n_in++;
+      if (dynamic_shape) continue;
       char dims[128];
       size_t len = strlen(scenario);
       snprintf(scenario + len, sizeof scenario - len, "%s%s", i ? "," : "",
@@ -352,7 +407,8 @@ int nnp_cmd_bench(int argc, char **argv) {
         nnp_row_request req = {.worker_exe = self, .backend = backends[k]->name, .model_path = model_path,
                                .options = opts, .precision = precisions[pi], .threads = (int)threads,
                                .batch = batches[bi], .scenario = scenario, .n_inputs = n_in, .inputs = inputs,
-                               .input_names = names, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
+                               .input_names = names, .dyn_input = dynamic_shape ? 0 : -1,
+                               .dyn_dims = dyn_dims, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
                                .mem_limit = mem_mib << 20, .pin_cpus = pin ? (int)threads : 0};
         pc.row = res.n_rows + 1;
         char label[96];

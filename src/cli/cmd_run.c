@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "nnperf/alloc.h"
+#include "nnperf/bench.h"
 #include "nnperf/npy.h"
 #include "nnperf/onnx.h"
 
@@ -171,7 +172,7 @@ int nnp_cmd_run(int argc, char **argv) {
         goto done;
       }
     } else {
-      cli_fill_random(nnp_plan_input(plan, i), seed + (uint64_t)i);
+      nnp_fill_seeded(nnp_plan_input(plan, i), seed + (uint64_t)i);
     }
   }
   double t_run0 = cli_now();

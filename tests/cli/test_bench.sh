@@ -39,6 +39,24 @@ assert d["env"]["cpus_online"] >= 1
 PY
 [ "$(wc -l < "$work/r.csv")" -eq 3 ] && ok "csv: header + 2 rows" || bad "csv: header + 2 rows"
 
+# a dynamic-shape scenario: a model with symbolic H and W, each iteration draws its shape
+$py -c "
+import onnx, sys
+m = onnx.load(sys.argv[1]); d = m.graph.input[0].type.tensor_type.shape.dim
+d[2].dim_param = 'H'; d[3].dim_param = 'W'; onnx.save(m, sys.argv[2])" "$work/tiny.onnx" "$work/tiny_dyn.onnx"
+"$nnperf" bench "$work/tiny_dyn.onnx" --backends native,fault --shape "dynamic:Nx3x[24..40]x[24..40]" --batch 2 \
+  "${quick[@]}" --json "$work/d.json" > "$work/out" 2> "$work/err"
+$py - "$work/d.json" <<'PY' && ok "dynamic scenario: own row, unsupported backend says so" || bad "dynamic scenario: $(cat "$work/err")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert rows[0]["status"] == "ok" and rows[0]["scenario"] == "dynamic:2x3x[24..40]x[24..40]", rows[0]
+assert rows[0]["stats"]["n"] >= 10
+assert rows[1]["status"] == "unsupported" and "dynamic" in rows[1]["reason"], rows[1]
+PY
+"$nnperf" bench "$work/tiny.onnx" --backends native --shape "dynamic:Nx3x[24..40]x[24..40]" "${quick[@]}" --json "$work/d2.json" > /dev/null 2>&1
+$py -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; assert r['status']=='failed' and 'fixed at 32' in r['reason'], r" "$work/d2.json" &&
+  ok "dynamic range on a fixed-size model: failed row naming the dimension" || bad "dynamic range on a fixed-size model"
+
 # faulty workers between two good rows: the good rows and the JSON survive
 fault_case() {
   local mode=$1 want=$2 pattern=$3
@@ -91,6 +109,8 @@ usage_case "batch 0" "batch" "$work/tiny.onnx" --batch 0
 usage_case "model not found" "not found" "$work/nope.onnx"
 usage_case "unknown option" "unknown option" "$work/tiny.onnx" --frobnicate
 usage_case "unknown precision" "precision" "$work/tiny.onnx" --precision fp7
+usage_case "malformed dynamic shape" "dynamic" "$work/tiny.onnx" --shape "dynamic:Nx3x[40..24]x32"
+usage_case "dynamic shape without a range" "dynamic" "$work/tiny.onnx" --shape "dynamic:Nx3x32x32"
 
 "$nnperf" backends > "$work/out" 2>&1 && grep -q "native *available" "$work/out" && ok "backends lists native" || bad "backends lists native"
 
