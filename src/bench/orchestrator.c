@@ -119,7 +119,29 @@ static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_p
   return NNP_OK;
 }
 
+/* Resident set of process pid in bytes, -1 when unreadable. */
+static int64_t rss_of(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  long long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmRSS:", 6)) kb = atoll(line + 6);
+  fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
+
+/* The most telling line of a dead worker's stderr: a sanitizer's verdict if there is
+ * one (it exits with status 1 instead of dying from the signal), else the last line. */
 static void last_line(const char *tail, char *out, size_t n) {
+  const char *asan = strstr(tail, "ERROR: AddressSanitizer:");
+  if (!asan) asan = strstr(tail, "runtime error:");
+  if (asan) {
+    size_t len = strcspn(asan, "\n");
+    snprintf(out, n, "%.*s", (int)len, asan);
+    return;
+  }
   size_t len = strlen(tail);
   while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' ')) len--;
   size_t start = len;
@@ -198,7 +220,8 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   row_reader rr = {.row = row};
   char tail[STDERR_TAIL + 1] = "";
   size_t tail_len = 0;
-  int timed_out = 0, interrupted = 0, protocol_error = 0;
+  int timed_out = 0, interrupted = 0, protocol_error = 0, over_memory = 0;
+  int64_t rss_seen = 0;
   char protocol_msg[512] = "";
   struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
@@ -213,7 +236,19 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
       interrupted = 1;
       break;
     }
-    int pr = poll(fds, 2, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+    /* The memory limit is enforced here, on the resident set: RLIMIT_AS in the worker
+     * cannot work under AddressSanitizer (its shadow reserves terabytes), and RSS is
+     * what a user's machine runs out of. Polled every 50 ms while a limit is set. */
+    if (req->mem_limit > 0) {
+      int64_t rss = rss_of(pid);
+      if (rss > rss_seen) rss_seen = rss;
+      if (rss > req->mem_limit) {
+        over_memory = 1;
+        break;
+      }
+    }
+    int slice = req->mem_limit > 0 ? 50 : 200;
+    int pr = poll(fds, 2, left > slice / 1000.0 ? slice : (int)(left * 1000) + 1);
     if (pr < 0 && errno != EINTR) break;
     for (int k = 0; k < 2; k++) {
       if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -262,7 +297,7 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
       }
     }
   }
-  if (timed_out || interrupted || protocol_error) kill(-pid, SIGKILL);
+  if (timed_out || interrupted || protocol_error || over_memory) kill(-pid, SIGKILL);
   for (int k = 0; k < 2; k++)
     if (fds[k].fd >= 0) close(fds[k].fd);
   int wstatus = 0;
@@ -281,6 +316,11 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   if (interrupted) {
     row->status = NNP_ROW_FAILED;
     snprintf(row->reason, sizeof row->reason, "interrupted by the user");
+  } else if (over_memory) {
+    row->status = NNP_ROW_OOM;
+    snprintf(row->reason, sizeof row->reason,
+             "worker exceeded the memory limit of %lld MiB (resident %lld MiB) and was killed", req->mem_limit >> 20,
+             (long long)(rss_seen >> 20));
   } else if (timed_out) {
     row->status = NNP_ROW_TIMEOUT;
     snprintf(row->reason, sizeof row->reason, "worker exceeded the %.0f s time limit and was killed (after %d samples)",

@@ -251,10 +251,15 @@ int nnp_worker_main(int in_fd, int out_fd) {
     report_error(out, st);
     return 2;
   }
+#ifndef __SANITIZE_ADDRESS__
+  /* Allocations beyond the limit fail cleanly (a NOMEM row) instead of waiting for the
+   * parent's resident-set watchdog; skipped under ASan, whose shadow memory alone
+   * exceeds any address-space limit. */
   if (sp.memlimit > 0) {
     struct rlimit rl = {(rlim_t)sp.memlimit, (rlim_t)sp.memlimit};
     setrlimit(RLIMIT_AS, &rl);
   }
+#endif
   fprintf(out, "ready %.9f %.9f\n", t_start, nnp_now());
   const nnp_backend_entry *be = nnp_backend_find(sp.backend);
   if (!be || be->kind != NNP_BACKEND_INPROC) {

@@ -13,6 +13,10 @@ void nnp_load_options_default(nnp_load_options *o) {
   o->max_nodes = 1000000;
 }
 
+/* No op has more than a dozen attributes; the limit keeps the duplicate check (linear
+ * per attribute) from going quadratic on a hostile node. */
+#define NNP_MAX_ATTRS 1024
+
 static nnp_status oom(void) { return nnp_error(NNP_ERR_NOMEM, "out of memory while importing the model"); }
 
 /* Declared type of a graph input/output or value_info entry. */
@@ -208,6 +212,9 @@ static nnp_status import_graph(nnp_graph *g, const Onnx__GraphProto *gp, const c
       return nnp_error(NNP_ERR_FORMAT, "node '%s' (%s) is in the default ONNX domain, but the model imports no opset for it",
                        n->name, n->op_type);
     n->op = nnp_op_lookup(n->domain, n->op_type);
+    if (np->n_attribute > NNP_MAX_ATTRS)
+      return nnp_error(NNP_ERR_LIMIT, "node '%s' (%s) has %zu attributes, over the limit of %d", n->name, n->op_type,
+                       np->n_attribute, NNP_MAX_ATTRS);
     for (size_t a = 0; a < np->n_attribute; a++) NNP_TRY(import_attr(n, np->attribute[a], base_dir));
   }
   for (size_t i = 0; i < gp->n_output; i++) {
@@ -233,11 +240,11 @@ nnp_status nnp_onnx_load_buffer(const void *data, size_t size, const char *base_
   *out = NULL;
   if (size > opt->max_file_bytes)
     return nnp_error(NNP_ERR_LIMIT, "model is %zu bytes, over the %zu-byte limit", size, opt->max_file_bytes);
+  if (size == 0) return nnp_error(NNP_ERR_FORMAT, "not an ONNX model: the file is empty");
+  nnp_protobuf_alloc_reset();
   Onnx__ModelProto *mp = onnx__model_proto__unpack(&nnp_protobuf_allocator, size, data);
-  if (!mp) {
-    if (size == 0) return nnp_error(NNP_ERR_FORMAT, "not an ONNX model: the file is empty");
-    return nnp_error(NNP_ERR_FORMAT, "not a valid ONNX model: protobuf parse failed (truncated or corrupt file?)");
-  }
+  if (!mp && nnp_protobuf_alloc_failed()) return nnp_error(NNP_ERR_NOMEM, "out of memory parsing the model");
+  if (!mp) return nnp_error(NNP_ERR_FORMAT, "not a valid ONNX model: protobuf parse failed (truncated or corrupt file?)");
   nnp_graph *g = NULL;
   nnp_status s = nnp_graph_create(&g);
   if (s != NNP_OK) goto done;

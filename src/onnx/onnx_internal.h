@@ -2,6 +2,8 @@
 #ifndef NNP_ONNX_INTERNAL_H
 #define NNP_ONNX_INTERNAL_H
 
+#include <stdio.h>
+
 #include <protobuf-c/protobuf-c.h>
 
 #include "nnperf/onnx.h"
@@ -15,6 +17,15 @@ extern ProtobufCAllocator nnp_protobuf_allocator;
  * to refuse external data. */
 nnp_status nnp_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *base_dir,
                                       const char *what, nnp_tensor *out);
+
+/* protobuf-c returns NULL both for corrupt input and for allocation failure: reset
+ * before an unpack, ask after a NULL. */
+void nnp_protobuf_alloc_reset(void);
+int nnp_protobuf_alloc_failed(void);
+
+/* Opens path for reading without blocking on FIFOs, refusing anything that is not a
+ * regular file (error in *err; *not_regular, if given, says which refusal it was). */
+FILE *nnp_open_regular(const char *path, nnp_status *err, int *not_regular);
 
 /* Reads a whole file into memory (nnp_malloc), refusing files over max_bytes. */
 nnp_status nnp_read_file(const char *path, size_t max_bytes, void **data, size_t *size);

@@ -1,32 +1,66 @@
 /* TensorProto -> nnp_tensor: typed fields, raw_data, confined external data. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "nnperf/alloc.h"
 #include "onnx/onnx_internal.h"
 
+/* protobuf-c reports an allocation failure like a parse error (NULL): remember it, so
+ * callers can say "out of memory" instead of "corrupt file". */
+static _Thread_local int pb_alloc_failed;
+
 static void *pb_alloc(void *ud, size_t n) {
   (void)ud;
-  return nnp_malloc(n);
+  void *p = nnp_malloc(n);
+  if (!p) pb_alloc_failed = 1;
+  return p;
 }
+
+void nnp_protobuf_alloc_reset(void) { pb_alloc_failed = 0; }
+int nnp_protobuf_alloc_failed(void) { return pb_alloc_failed; }
 static void pb_free(void *ud, void *p) {
   (void)ud;
   nnp_free(p);
 }
 ProtobufCAllocator nnp_protobuf_allocator = {pb_alloc, pb_free, NULL};
 
-nnp_status nnp_read_file(const char *path, size_t max_bytes, void **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return nnp_error(NNP_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return nnp_error(NNP_ERR_IO, "'%s' is not a regular file", path);
+FILE *nnp_open_regular(const char *path, nnp_status *err, int *not_regular) {
+  if (not_regular) *not_regular = 0;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer; then refuse anything that is
+   * not a regular file (FIFO, device, folder) before reading a byte. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *err = nnp_error(NNP_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
   }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    if (not_regular) *not_regular = 1;
+    *err = nnp_error(NNP_ERR_IO, "'%s' is not a regular file", path);
+    return NULL;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    *err = nnp_error(NNP_ERR_NOMEM, "cannot open '%s': %s", path, strerror(errno));
+  }
+  return f;
+}
+
+nnp_status nnp_read_file(const char *path, size_t max_bytes, void **data, size_t *size) {
+  nnp_status err = NNP_OK;
+  FILE *f = nnp_open_regular(path, &err, NULL);
+  if (!f) return err;
+  struct stat st;
+  fstat(fileno(f), &st);
   if ((unsigned long long)st.st_size > max_bytes) {
     fclose(f);
     return nnp_error(NNP_ERR_LIMIT, "'%s' is %lld bytes, over the %zu-byte limit", path,
@@ -116,11 +150,13 @@ static nnp_status read_external(const Onnx__TensorProto *tp, const char *base_di
                      what, (unsigned long long)length, nbytes);
   char path[PATH_MAX];
   NNP_TRY(confined_path(base_dir, location, what, path, sizeof path));
-  FILE *f = fopen(path, "rb");
-  if (!f) return nnp_error(NNP_ERR_IO, "%s: cannot open external data '%s': %s", what, path, strerror(errno));
+  nnp_status err = NNP_OK;
+  int odd = 0;
+  FILE *f = nnp_open_regular(path, &err, &odd);
+  /* the model names the file: one that is not a plain file is the model's fault */
+  if (!f) return nnp_error_context(odd ? NNP_ERR_FORMAT : err, "%s: external data", what);
   struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
-      (uint64_t)st.st_size < offset || (uint64_t)st.st_size - offset < nbytes) {
+  if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size < offset || (uint64_t)st.st_size - offset < nbytes) {
     fclose(f);
     return nnp_error(NNP_ERR_FORMAT, "%s: external data file '%s' is too small for offset %llu + %zu bytes",
                      what, path, (unsigned long long)offset, nbytes);
@@ -165,6 +201,21 @@ nnp_status nnp_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *b
                      tp->raw_data.len, nbytes);
   if (external && !base_dir)
     return nnp_error(NNP_ERR_INVALID, "%s uses external data, which is not allowed here", what);
+  if (!external && !tp->has_raw_data && numel > 0) {
+    /* typed fields: the element count must match before a byte is allocated */
+    size_t have = 0;
+    switch (t.dtype) {
+      case NNP_F32: have = tp->n_float_data; break;
+      case NNP_F64: have = tp->n_double_data; break;
+      case NNP_I64: have = tp->n_int64_data; break;
+      case NNP_U64: case NNP_U32: have = tp->n_uint64_data; break;
+      default: have = tp->n_int32_data; break;
+    }
+    if ((int64_t)have != numel) {
+      return nnp_error(NNP_ERR_FORMAT, "%s: the number of elements in its data (%zu) does not match its shape (%lld)%s",
+                       what, have, (long long)numel, have ? "" : ": it has no data");
+    }
+  }
   s = nnp_tensor_alloc(&t);
   if (s != NNP_OK) return nnp_error_context(s, "%s", what);
   if (external) {
@@ -203,7 +254,9 @@ count_mismatch:
 }
 
 nnp_status nnp_onnx_parse_tensor(const void *data, size_t size, nnp_tensor *out, char **name_out) {
+  nnp_protobuf_alloc_reset();
   Onnx__TensorProto *tp = onnx__tensor_proto__unpack(&nnp_protobuf_allocator, size, data);
+  if (!tp && nnp_protobuf_alloc_failed()) return nnp_error(NNP_ERR_NOMEM, "out of memory parsing a TensorProto");
   if (!tp) return nnp_error(NNP_ERR_FORMAT, "not a valid serialized TensorProto (protobuf parse failed)");
   nnp_status s = nnp_onnx_tensor_from_proto(tp, NULL, "tensor", out);
   if (s == NNP_OK && name_out) {

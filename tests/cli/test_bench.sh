@@ -75,7 +75,7 @@ assert rows[1]["status"] == sys.argv[2], (rows[1]["status"], rows[1]["reason"])
 assert re.search(sys.argv[3], rows[1]["reason"], re.I), rows[1]["reason"]
 PY
 }
-fault_case segv crashed "signal 11|segmentation"
+fault_case segv crashed "signal 11|segmentation|SEGV"
 fault_case abort crashed "signal 6|abort"
 fault_case kill out-of-memory "signal 9"
 fault_case exit crashed "status 3"
