@@ -31,6 +31,7 @@ typedef struct nnp_loop_spec {
   int warmup_max;        /* at most this many (default 200) */
   int warmup_window;     /* sliding window for the stability test (default 10) */
   double warmup_tol;     /* stable when consecutive window medians differ by < tol (0.02) */
+  double warmup_max_time_s; /* ... and at most this long once 2 iterations ran (default 10 s) */
   int iterations;        /* steady-state iterations: at least this many (default 200) */
   double min_time_s;     /* ... and at least this long (default 2 s), whichever is more */
   double max_time_s;     /* hard cap on the steady state (default 60 s); a capped row says so */

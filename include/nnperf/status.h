@@ -26,13 +26,21 @@ const char *nnp_status_name(nnp_status s);
 
 /* Records a printf-style message and returns s, so callers can write
  * `return nnp_error(NNP_ERR_SHAPE, "input '%s' has rank %d", name, r);` */
-nnp_status nnp_error(nnp_status s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+nnp_status nnp_error_record(nnp_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prepends "context: " to the message already recorded and returns s. Used while an
  * error travels outwards, e.g. to add "node 'conv1' (Conv)". */
-nnp_status nnp_error_context(nnp_status s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+nnp_status nnp_error_context_record(nnp_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The macros make the returned status visible to the compiler at the call site, so it
+ * knows an error path never returns NNP_OK (no false "may be used uninitialized").
+ * s is evaluated twice: pass a constant or a variable. */
+static inline nnp_status nnp_status_after_(nnp_status recorded, nnp_status s) {
+  (void)recorded;
+  return s;
+}
+#define nnp_error(s, ...) nnp_status_after_(nnp_error_record((s), __VA_ARGS__), (s))
+#define nnp_error_context(s, ...) nnp_status_after_(nnp_error_context_record((s), __VA_ARGS__), (s))
 
 const char *nnp_last_error(void);
 void nnp_clear_error(void);

@@ -40,6 +40,7 @@ void nnp_loop_spec_default(nnp_loop_spec *s) {
   s->warmup_max = 200;
   s->warmup_window = 10;
   s->warmup_tol = 0.02;
+  s->warmup_max_time_s = 10.0;
   s->iterations = 200;
   s->min_time_s = 2.0;
   s->max_time_s = 60.0;

@@ -155,8 +155,8 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
   if (q->options && q->options[0]) fprintf(f, "options %s\n", q->options);
   if (q->mem_limit > 0) fprintf(f, "memlimit %lld\n", q->mem_limit);
   const nnp_loop_spec *l = &q->loop;
-  fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
-          l->iterations, l->min_time_s, l->max_time_s);
+  fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
+          l->iterations, l->min_time_s, l->max_time_s, l->warmup_max_time_s);
   int sent = 0;
   for (int i = 0; i < q->n_inputs; i++) {
     if (i == q->dyn_input) {

@@ -169,8 +169,9 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
     else if (!strcmp(tok[0], "memlimit")) sp->memlimit = atoll(rest);
     else if (!strcmp(tok[0], "loop")) {
       nnp_loop_spec *l = &sp->loop;
-      if (sscanf(rest, "%d %d %d %lf %d %lf %lf", &l->warmup_min, &l->warmup_max, &l->warmup_window, &l->warmup_tol,
-                 &l->iterations, &l->min_time_s, &l->max_time_s) != 7) {
+      /* the 8th field (warm-up time cap) is optional: older parents send 7 */
+      if (sscanf(rest, "%d %d %d %lf %d %lf %lf %lf", &l->warmup_min, &l->warmup_max, &l->warmup_window,
+                 &l->warmup_tol, &l->iterations, &l->min_time_s, &l->max_time_s, &l->warmup_max_time_s) < 7) {
         st = nnp_error(NNP_ERR_FORMAT, "worker spec: malformed loop line");
         break;
       }

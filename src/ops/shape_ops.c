@@ -212,8 +212,8 @@ static nnp_status cos_value(const nnp_op_ctx *ctx, nnp_dtype *dt, const void **b
 }
 
 static nnp_status infer_constant_of_shape(nnp_op_ctx *ctx) {
-  nnp_dtype dt;
-  const void *v;
+  nnp_dtype dt = NNP_F32;
+  const void *v = NULL;
   NNP_TRY(cos_value(ctx, &dt, &v));
   if (ctx->in[0]->rank != 1)
     return nnp_error(NNP_ERR_SHAPE, "input 0 (shape) must be 1-D, not rank %d", ctx->in[0]->rank);
@@ -230,8 +230,8 @@ static nnp_status infer_constant_of_shape(nnp_op_ctx *ctx) {
 }
 
 static nnp_status ref_constant_of_shape(nnp_op_ctx *ctx) {
-  nnp_dtype dt;
-  const void *v;
+  nnp_dtype dt = NNP_F32;
+  const void *v = NULL;
   NNP_TRY(cos_value(ctx, &dt, &v));
   nnp_tensor *y = ctx->out[0];
   const size_t es = nnp_dtype_size(dt);

@@ -222,6 +222,8 @@ void nnp_report_json(FILE *f, const nnp_bench_result *r) {
   nnp_json_number(f, l->min_time_s);
   fputs(", \"max_time_s\": ", f);
   nnp_json_number(f, l->max_time_s);
+  fputs(", \"warmup_max_time_s\": ", f);
+  nnp_json_number(f, l->warmup_max_time_s);
   fputs("},\n  \"env\": ", f);
   nnp_env_write_json(f, &r->env);
   fputs(",\n  \"accuracy_rtol\": ", f);

@@ -524,8 +524,8 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     fputs(".\n", f);
   }
   if (unstable) {
-    fprintf(f, "  warm-up reached its cap (%d iterations) without stabilising: ",
-            r->loop.warmup_max);
+    fprintf(f, "  warm-up ended at its bound (%d iterations or %.0f s) without stabilising: ",
+            r->loop.warmup_max, r->loop.warmup_max_time_s);
     list_rows(f, r, m_unstable);
     fputs(".\n", f);
   }

@@ -22,7 +22,7 @@ const char *nnp_status_name(nnp_status s) {
   return "unknown status";
 }
 
-nnp_status nnp_error(nnp_status s, const char *fmt, ...) {
+nnp_status nnp_error_record(nnp_status s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(last_error, sizeof last_error, fmt, ap);
@@ -30,7 +30,7 @@ nnp_status nnp_error(nnp_status s, const char *fmt, ...) {
   return s;
 }
 
-nnp_status nnp_error_context(nnp_status s, const char *fmt, ...) {
+nnp_status nnp_error_context_record(nnp_status s, const char *fmt, ...) {
   char prefix[512];
   char old[NNP_ERROR_MAX];
   va_list ap;
