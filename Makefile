@@ -31,8 +31,8 @@ test: deps
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_FUZZ=ON
-	cmake --build $(FUZZ_BUILD) -j$(JOBS)
-	cd $(FUZZ_BUILD) && ctest --output-on-failure -R fuzz
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_onnx_load fuzz_tensor_pb
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
 
 conformance: build
 	$(BUILD)/tests/conformance/nnp_conformance --known-failures tests/conformance/known_failures.txt \

@@ -170,7 +170,20 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   if (s != NNP_OK) return s;
   int64_t out_elems = 0;
   for (int k = 0; k < n->n_outputs; k++) out_elems += nnp_tensor_numel(&out_local[k]);
+  /* a node whose outputs are all empty has nothing to compute: it never becomes a step */
   bool fold = (info->flags & NNP_OPF_SHAPE_ONLY) || (all_known && out_elems <= NNP_FOLD_MAX_ELEMS);
+  if (out_elems == 0) {
+    for (int k = 0; k < n->n_outputs; k++) {
+      int v = n->outputs[k];
+      if (v < 0) continue;
+      plan_value *pv = &p->values[v];
+      pv->t = out_local[k];
+      pv->t.data = NULL;
+      pv->used = pv->owns = pv->known = true;
+      NNP_TRY(nnp_tensor_alloc(&pv->t));
+    }
+    return NNP_OK;
+  }
   for (int k = 0; k < n->n_outputs; k++) {
     int v = n->outputs[k];
     outp[k] = v >= 0 ? &p->values[v].t : NULL;

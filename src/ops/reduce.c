@@ -152,6 +152,7 @@ static nnp_status softmax_run(nnp_op_ctx *ctx, bool log_out) {
   nnp_tensor *y = ctx->out[0];
   sm_geom g;
   NNP_TRY(softmax_geom(ctx, &g));
+  if (nnp_tensor_numel(x) == 0) return NNP_OK; /* no scratch was sized for an empty tensor */
   double *ws = ctx->scratch;
   switch (x->dtype) {
     case NNP_F32: softmax_f32(x->data, y->data, g, log_out, ws); break;
