@@ -39,6 +39,32 @@ assert d["env"]["cpus_online"] >= 1
 PY
 [ "$(wc -l < "$work/r.csv")" -eq 3 ] && ok "csv: header + 2 rows" || bad "csv: header + 2 rows"
 
+# two back-to-back runs of one configuration agree on P50 within the reported CI, or a
+# run says it is noisy (the harness must never claim a precision it does not have)
+for k in 1 2; do
+  "$nnperf" bench "$work/tiny.onnx" --backends native --warmup 5 --iterations 60 --min-time 0 --threads 1 \
+    --json "$work/rep$k.json" > /dev/null 2>&1
+done
+$py - "$work/rep1.json" "$work/rep2.json" <<'PY' && ok "back-to-back runs agree within the CI or are flagged noisy" || bad "back-to-back runs disagree without a noise flag"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ra, rb = a["rows"][0], b["rows"][0]
+lo_a, hi_a = ra["stats"]["p50_ci"]
+lo_b, hi_b = rb["stats"]["p50_ci"]
+overlap = lo_a <= hi_b and lo_b <= hi_a
+print(f"P50 {ra['stats']['p50']*1e3:.3f} ms [{lo_a*1e3:.3f}, {hi_a*1e3:.3f}] vs {rb['stats']['p50']*1e3:.3f} ms "
+      f"[{lo_b*1e3:.3f}, {hi_b*1e3:.3f}], noisy {a['noisy']}/{b['noisy']}")
+assert overlap or a["noisy"] or b["noisy"]
+PY
+
+# a threads sweep: rows that differ in threads are not ranked, unless --allow-mixed
+"$nnperf" bench "$work/tiny.onnx" --backends native --threads 1,2 --warmup 2 --iterations 10 \
+  --min-time 0 > "$work/out" 2>&1
+grep -q "n/a (differs: threads)" "$work/out" && ok "threads sweep: differing rows not ranked" || bad "threads sweep: $(cat "$work/out")"
+"$nnperf" bench "$work/tiny.onnx" --backends native --threads 1,2 --warmup 2 --iterations 10 --min-time 0 \
+  --allow-mixed > "$work/out" 2>&1
+! grep -q "n/a (differs: threads)" "$work/out" && ok "--allow-mixed ranks them" || bad "--allow-mixed: $(cat "$work/out")"
+
 # a dynamic-shape scenario: a model with symbolic H and W, each iteration draws its shape
 $py -c "
 import onnx, sys
