@@ -18,6 +18,7 @@ all: build
 
 deps:
 	scripts/install-deps.sh
+	scripts/install-python.sh
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release

@@ -69,6 +69,16 @@ typedef struct nnp_backend_entry {
   int hidden;                    /* not part of "all backends" (test backends) */
 } nnp_backend_entry;
 
+/* Availability and version of any backend: INPROC asks its vtable, EXTERNAL runs its
+ * worker with --probe. NNP_OK when usable, else the reason is in nnp_last_error(). */
+nnp_status nnp_backend_probe(const nnp_backend_entry *e, char *version, size_t version_size);
+
+/* External workers run as `PYTHON -m nnperf_worker` with PYTHONPATH set to the folder
+ * holding the nnperf_worker package: $NNPERF_PYTHON / $NNPERF_PYTHONPATH when set, else
+ * the project's .venv and python/ folder recorded at build time. */
+const char *nnp_external_python(void);
+const char *nnp_external_pythonpath(void);
+
 int nnp_backend_count(void);
 const nnp_backend_entry *nnp_backend_get(int i);
 const nnp_backend_entry *nnp_backend_find(const char *name);

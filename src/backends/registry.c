@@ -1,14 +1,27 @@
 /* Every backend nnperf knows, in the order `nnperf backends` lists them. Adding a
  * backend: its file plus one line here. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "nnperf/backend.h"
+
+#ifndef NNP_DEFAULT_PYTHON
+#define NNP_DEFAULT_PYTHON ".venv/bin/python"
+#endif
+#ifndef NNP_DEFAULT_PYTHONPATH
+#define NNP_DEFAULT_PYTHONPATH "python"
+#endif
 
 extern const nnp_backend_vtable nnp_backend_native;
 extern const nnp_backend_vtable nnp_backend_fault;
 
 static const nnp_backend_entry entries[] = {
     {"native", NNP_BACKEND_INPROC, &nnp_backend_native, "nnperf's own C engine", "built in", 0},
+    {"ort-cpu", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, CPU execution provider (Python worker)",
+     "scripts/install-python.sh (PyPI onnxruntime into .venv)", 0},
     {"fault", NNP_BACKEND_INPROC, &nnp_backend_fault, "native engine with an injected fault (harness tests)",
      "built in", 1},
 };
@@ -23,4 +36,58 @@ const nnp_backend_entry *nnp_backend_find(const char *name) {
   for (int i = 0; i < nnp_backend_count(); i++)
     if (!strcmp(entries[i].name, name)) return &entries[i];
   return NULL;
+}
+
+const char *nnp_external_python(void) {
+  const char *p = getenv("NNPERF_PYTHON");
+  return p && *p ? p : NNP_DEFAULT_PYTHON;
+}
+
+const char *nnp_external_pythonpath(void) {
+  const char *p = getenv("NNPERF_PYTHONPATH");
+  return p && *p ? p : NNP_DEFAULT_PYTHONPATH;
+}
+
+/* Runs `PYTHON -m nnperf_worker --probe NAME` and reads its one line. */
+static nnp_status probe_external(const nnp_backend_entry *e, char *version, size_t n) {
+  const char *py = nnp_external_python();
+  if (access(py, X_OK) != 0)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "no Python environment at %s", py);
+  int fds[2];
+  if (pipe(fds) != 0) return nnp_error(NNP_ERR_IO, "cannot create a pipe");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return nnp_error(NNP_ERR_IO, "cannot start the probe");
+  }
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    setenv("PYTHONPATH", nnp_external_pythonpath(), 1);
+    execl(py, py, "-m", "nnperf_worker", "--probe", e->name, (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  char line[512] = "";
+  size_t used = 0;
+  ssize_t got;
+  while (used + 1 < sizeof line && (got = read(fds[0], line + used, sizeof line - 1 - used)) > 0) used += (size_t)got;
+  line[used] = 0;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  line[strcspn(line, "\n")] = 0;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    snprintf(version, n, "%s", line);
+    return NNP_OK;
+  }
+  const char *why = !strncmp(line, "unavailable: ", 13) ? line + 13 : line[0] ? line : "the worker did not start";
+  return nnp_error(NNP_ERR_UNSUPPORTED, "%s", why);
+}
+
+nnp_status nnp_backend_probe(const nnp_backend_entry *e, char *version, size_t n) {
+  if (e->kind == NNP_BACKEND_INPROC) return e->vt->probe(version, n);
+  return probe_external(e, version, n);
 }

@@ -200,8 +200,13 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     for (int fd = 3; fd < 256; fd++) close(fd);
-    char *argv[] = {"nnperf", "__worker", NULL};
-    execv(req->worker_exe, argv);
+    if (req->pythonpath) setenv("PYTHONPATH", req->pythonpath, 1);
+    if (req->external_argv) {
+      execv(req->external_argv[0], (char *const *)req->external_argv);
+    } else {
+      char *argv[] = {"nnperf", "__worker", NULL};
+      execv(req->worker_exe, argv);
+    }
     _exit(127);
   }
   setpgid(pid, pid);

@@ -9,7 +9,9 @@
 #include "nnperf/bench.h"
 
 typedef struct nnp_row_request {
-  const char *worker_exe;   /* the nnperf binary, run as `nnperf __worker` */
+  const char *worker_exe;   /* the nnperf binary, run as `nnperf __worker` ... */
+  const char *const *external_argv; /* ... or this external worker command (NULL-terminated) */
+  const char *pythonpath;   /* PYTHONPATH for an external Python worker, or NULL */
   const char *backend;
   const char *model_path;
   const char *options;      /* backend options, may be "" */

@@ -21,7 +21,7 @@ int nnp_cmd_backends(int argc, char **argv) {
     const nnp_backend_entry *e = nnp_backend_get(i);
     if (e->hidden && !all) continue;
     char version[256] = "";
-    nnp_status s = e->kind == NNP_BACKEND_INPROC ? e->vt->probe(version, sizeof version) : NNP_ERR_UNSUPPORTED;
+    nnp_status s = nnp_backend_probe(e, version, sizeof version);
     if (s == NNP_OK) printf("%-14s %-12s %s\n", e->name, "available", version);
     else printf("%-14s %-12s %s (install: %s)\n", e->name, "unavailable", nnp_last_error(), e->install_hint);
   }

@@ -282,6 +282,14 @@ int nnp_cmd_bench(int argc, char **argv) {
     for (int k = 0; k < nnp_backend_count() && n_backends < MAX_LIST; k++)
       if (!nnp_backend_get(k)->hidden) backends[n_backends++] = nnp_backend_get(k);
   }
+  /* availability, asked once per backend */
+  int available[MAX_LIST];
+  char unavailable_why[MAX_LIST][256];
+  for (int k = 0; k < n_backends; k++) {
+    char version[256];
+    available[k] = nnp_backend_probe(backends[k], version, sizeof version) == NNP_OK;
+    snprintf(unavailable_why[k], sizeof unavailable_why[k], "%s", available[k] ? "" : nnp_last_error());
+  }
   /* precisions */
   nnp_precision precisions[MAX_LIST] = {NNP_FP32};
   int n_prec = 1;
@@ -423,13 +431,28 @@ int nnp_cmd_bench(int argc, char **argv) {
                                .input_names = names, .dyn_input = dynamic_shape ? 0 : -1,
                                .dyn_dims = dyn_dims, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
                                .mem_limit = mem_mib << 20, .pin_cpus = pin ? (int)threads : 0};
+        const char *ext_argv[] = {nnp_external_python(), "-m", "nnperf_worker", NULL};
+        if (backends[k]->kind == NNP_BACKEND_EXTERNAL) {
+          req.external_argv = ext_argv;
+          req.pythonpath = nnp_external_pythonpath();
+        }
         pc.row = res.n_rows + 1;
         char label[96];
         snprintf(label, sizeof label, "%s %s t%lld b%lld", backends[k]->name, nnp_precision_name(precisions[pi]),
                  threads, batches[bi]);
         pc.label = label;
         progress(&pc, "start", 0, 0);
-        if (nnp_run_row(&req, row, progress, &pc) != NNP_OK) {
+        if (!available[k]) { /* recorded, never faked: the reason and the install hint */
+          memset(row, 0, sizeof *row);
+          snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
+          snprintf(row->label, sizeof row->label, "%s", label);
+          row->precision = precisions[pi];
+          row->threads = (int)threads;
+          row->batch = batches[bi];
+          snprintf(row->scenario, sizeof row->scenario, "%s", scenario);
+          row->status = NNP_ROW_UNAVAILABLE;
+          snprintf(row->reason, sizeof row->reason, "%s (install: %s)", unavailable_why[k], backends[k]->install_hint);
+        } else if (nnp_run_row(&req, row, progress, &pc) != NNP_OK) {
           memset(row, 0, sizeof *row);
           snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
           snprintf(row->label, sizeof row->label, "%s", label);

@@ -1,0 +1,116 @@
+"""python -m nnperf_worker            run one benchmark row (spec on stdin, records on stdout)
+python -m nnperf_worker --probe NAME  print the framework version, or 'unavailable: why' and exit 1"""
+import os
+import resource
+import sys
+import time
+
+T_START = time.monotonic_ns() * 1e-9
+
+from . import adapters, inputs, protocol, timing  # noqa: E402
+
+
+def vmhwm():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
+def probe(name):
+    cls = adapters.ADAPTERS.get(name)
+    if not cls:
+        print(f"unavailable: no Python adapter named '{name}'")
+        return 1
+    try:
+        print(cls().probe())
+        return 0
+    except adapters.Unavailable as e:
+        print(f"unavailable: {e}")
+        return 1
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--probe":
+        return probe(sys.argv[2])
+    stdin, stdout = protocol.stdio()
+    w = protocol.Writer(stdout)
+    w.line(f"nnperf-worker {protocol.PROTO_VERSION}")
+    try:
+        spec = protocol.read_spec(stdin)
+    except (ValueError, IndexError) as e:
+        w.error("failed", f"bad worker spec: {e}")
+        return 2
+    if spec.memlimit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (spec.memlimit, spec.memlimit))
+    w.line(f"ready {T_START:.9f} {timing.now():.9f}")
+    cls = adapters.ADAPTERS.get(spec.backend)
+    if not cls:
+        w.error("unsupported", f"no Python adapter named '{spec.backend}'")
+        return 1
+    a = cls()
+    try:
+        w.line(f"version {a.probe()}")
+        shapes = {name: arr.shape for name, arr in spec.inputs}
+        if spec.dynamic:
+            idx, ranges, name = spec.dynamic
+            shapes[name] = tuple(inputs.draw_shape(spec.seed, 0, ranges))
+        rep = a.load(spec, shapes)
+        w.line(f"load {rep['parse_s']:.9f} {rep['compile_s']:.9f} {rep['load_s']:.9f} {rep['threads']}")
+        if rep.get("note"):
+            w.line(f"note {rep['note']}")
+        feed = dict(spec.inputs)
+        prepare = None
+        if spec.dynamic:
+            idx, ranges, dyn_name = spec.dynamic
+            counter = [0]
+
+            def prepare(_it):  # untimed: draw the shape, make its values (float32 image input)
+                dims = inputs.draw_shape(spec.seed, counter[0], ranges)
+                counter[0] += 1
+                feed[dyn_name] = inputs.fill_seeded(dims, "float32", spec.seed + idx)
+                a.set_inputs(feed)
+
+            prepare(0)
+        a.set_inputs(feed)
+        w.flush()
+        t0 = time.monotonic_ns()
+        out = a.run()
+        t1 = time.monotonic_ns()
+        w.line(f"first {(t1 - t0) * 1e-9:.9f} {t1 * 1e-9:.9f}")
+        for k, (oname, arr) in enumerate(zip(a.output_names, out)):
+            w.tensor("first", k, oname, arr)
+        w.flush()
+        last = [None]
+
+        def infer():
+            last[0] = a.run()
+
+        warm, stable, n, capped = timing.timing_loop(spec.loop, infer, w.sample, prepare)
+        w.flush_samples()
+        w.line(f"warmup {warm} {1 if stable else 0}")
+        for k, (oname, arr) in enumerate(zip(a.output_names, last[0] if last[0] is not None else out)):
+            w.tensor("last", k, oname, arr)
+        w.line(f"summary {n} {1 if capped else 0}")
+        w.line(f"memory {vmhwm()}")
+        w.line("done")
+        w.flush()
+        return 0
+    except adapters.Unavailable as e:
+        w.error("unsupported", e)
+    except adapters.Unsupported as e:
+        w.error("unsupported", e)
+    except MemoryError as e:
+        w.error("nomem", f"out of memory: {e}")
+    except Exception as e:  # the framework's own error, reported as the row's reason
+        w.error("failed", f"{type(e).__name__}: {e}")
+    return 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Framework adapters: thin. Each loads the model the way the framework's users do,
+runs one synchronous inference per call and returns the outputs. Timing, warm-up,
+statistics and memory stay in the harness."""
+import time
+
+
+class Unavailable(Exception):
+    """The framework is not installed or cannot run here (the row says why)."""
+
+
+class Unsupported(Exception):
+    """The framework cannot run this model / precision / configuration."""
+
+
+class OrtCpu:
+    """ONNX Runtime, CPU execution provider. Options: opt=disable|basic|extended|all
+    (graph optimisation level, default all)."""
+
+    name = "ort-cpu"
+
+    def probe(self):
+        try:
+            import onnxruntime
+        except ImportError as e:
+            raise Unavailable(f"onnxruntime is not installed ({e})")
+        return f"onnxruntime {onnxruntime.__version__}"
+
+    def load(self, spec, shapes):
+        import onnxruntime as ort
+        if spec.precision != "fp32":
+            raise Unsupported(f"ort-cpu runs the model as given (fp32); {spec.precision} needs a converted model")
+        levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+                  "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                  "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                  "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
+        level = spec.options.get("opt", "all")
+        if level not in levels:
+            raise Unsupported(f"opt={level}: expected one of {', '.join(levels)}")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = spec.threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = levels[level]
+        t0 = time.monotonic()
+        self.sess = ort.InferenceSession(spec.model, sess_options=so, providers=["CPUExecutionProvider"])
+        load_s = time.monotonic() - t0
+        self.input_names = [i.name for i in self.sess.get_inputs()]
+        self.output_names = [o.name for o in self.sess.get_outputs()]
+        self.feed = {}
+        # session creation parses and optimises in one call: not separable
+        return {"parse_s": -1, "compile_s": -1, "load_s": load_s, "threads": spec.threads,
+                "note": f"graph optimisation level {level}"}
+
+    def set_inputs(self, feed):
+        self.feed = feed
+
+    def run(self):
+        return self.sess.run(None, self.feed)
+
+
+ADAPTERS = {a.name: a for a in (OrtCpu,)}
