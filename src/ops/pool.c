@@ -4,14 +4,10 @@
  * leading axes of size 1 with kernel 1, stride 1, no padding) so one kernel serves every
  * rank.
  *
- * Output size along an axis (ONNX, matching onnxruntime and PyTorch; the rule Conv uses
- * too, without ceil_mode, so both compute it with nnp_window_out_size):
- *   NOTSET: out = floor_or_ceil((in + pb + pe - ek) / s) + 1, ek = (k-1)*d + 1; with
- *           ceil_mode the last window must start inside the input or the left padding,
- *           i.e. (out-1)*s < in + pb, else it is dropped.
- *   VALID:  out = floor((in - ek) / s) + 1, no padding.
- *   SAME_*: out = ceil(in / s); total = max(0, (out-1)*s + ek - in) split as
- *           SAME_UPPER pb = total/2, SAME_LOWER pb = total - total/2.
+ * Output size along an axis follows ONNX, matching onnxruntime and PyTorch: the rule
+ * Conv uses too, plus ceil_mode, so both compute it with nnp_window_out_size
+ * (ops/spatial.h states it). With ceil_mode the last window must start inside the input
+ * or the left padding, i.e. (out-1)*s < in + pb, else it is dropped.
  *
  * Padding never takes part in MaxPool. AveragePool divides by the number of taps inside
  * the input (count_include_pad = 0) or inside the padded input [-pb, in+pe)

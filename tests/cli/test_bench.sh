@@ -131,7 +131,7 @@ fault_case abort crashed "signal 6|abort"
 fault_case kill out-of-memory "signal 9"
 fault_case exit crashed "status 3"
 fault_case error failed "injected error"
-fault_case hang timeout "time limit" --timeout 5
+fault_case hang timeout "time limit" --timeout 20
 fault_case bomb out-of-memory "memory" --mem-limit 512
 
 # an interrupted run leaves valid JSON of what finished
