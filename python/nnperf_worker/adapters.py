@@ -58,4 +58,55 @@ class OrtCpu:
         return self.sess.run(None, self.feed)
 
 
-ADAPTERS = {a.name: a for a in (OrtCpu,)}
+class OpenVinoCpu:
+    """OpenVINO, CPU plugin, latency hint, INFERENCE_NUM_THREADS = --threads. Options:
+    cache_dir=PATH (OpenVINO's model cache: a second load reuses the compiled blob)."""
+
+    name = "openvino"
+
+    def probe(self):
+        try:
+            import openvino
+        except ImportError as e:
+            raise Unavailable(f"openvino is not installed ({e})")
+        return f"openvino {openvino.__version__}"
+
+    def load(self, spec, shapes):
+        import openvino as ov
+        if spec.precision != "fp32":
+            raise Unsupported(f"the openvino row runs fp32 (inference precision hint f32); {spec.precision} is not wired yet")
+        core = ov.Core()
+        config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": spec.threads,
+                  "INFERENCE_PRECISION_HINT": "f32"}
+        if spec.options.get("cache_dir"):
+            config["CACHE_DIR"] = spec.options["cache_dir"]
+        t0 = time.monotonic()
+        model = core.read_model(spec.model)
+        # static rows: the model is fixed to the row's shapes, as benchmark_app -shape does;
+        # a dynamic scenario keeps the drawn dimension dynamic
+        fixed = {}
+        for port in model.inputs:
+            name = port.get_any_name()
+            if name in shapes and not (spec.dynamic and spec.dynamic[2] == name):
+                fixed[name] = list(shapes[name])
+        if fixed:
+            model.reshape(fixed)
+        t1 = time.monotonic()
+        self.compiled = core.compile_model(model, "CPU", config)
+        t2 = time.monotonic()
+        self.request = self.compiled.create_infer_request()
+        self.input_names = [p.get_any_name() for p in self.compiled.inputs]
+        self.output_names = [p.get_any_name() for p in self.compiled.outputs]
+        used = self.compiled.get_property("INFERENCE_NUM_THREADS")
+        return {"parse_s": t1 - t0, "compile_s": t2 - t1, "load_s": t2 - t0, "threads": int(used),
+                "note": "CPU plugin, PERFORMANCE_HINT=LATENCY, f32"}
+
+    def set_inputs(self, feed):
+        self.feed = feed
+
+    def run(self):
+        self.request.infer(self.feed)
+        return [self.request.get_output_tensor(i).data.copy() for i in range(len(self.output_names))]
+
+
+ADAPTERS = {a.name: a for a in (OrtCpu, OpenVinoCpu)}

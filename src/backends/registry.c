@@ -22,6 +22,8 @@ static const nnp_backend_entry entries[] = {
     {"native", NNP_BACKEND_INPROC, &nnp_backend_native, "nnperf's own C engine", "built in", 0},
     {"ort-cpu", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, CPU execution provider (Python worker)",
      "scripts/install-python.sh (PyPI onnxruntime into .venv)", 0},
+    {"openvino", NNP_BACKEND_EXTERNAL, NULL, "OpenVINO, CPU plugin, latency hint (Python worker)",
+     "scripts/install-python.sh (PyPI openvino into .venv)", 0},
     {"fault", NNP_BACKEND_INPROC, &nnp_backend_fault, "native engine with an injected fault (harness tests)",
      "built in", 1},
 };

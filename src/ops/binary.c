@@ -630,8 +630,32 @@ static nnp_status ref_where(nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
+/* Before opset 7 a 1-D slope of C values applies per channel (axis 1), not along the
+ * last axis; viewed as C x 1 x ... x 1 it broadcasts the modern way. Returns ctx itself
+ * when no view is needed, else view_ctx with in[1] replaced by *view. */
+static nnp_op_ctx *prelu_legacy_view(nnp_op_ctx *ctx, nnp_op_ctx *view_ctx, nnp_tensor *view,
+                                     const nnp_tensor **ins) {
+  const nnp_tensor *x = nnp_in(ctx, 0), *slope = nnp_in(ctx, 1);
+  if (ctx->opset >= 7 || !x || !slope || slope->rank != 1 || x->rank < 3 || slope->dims[0] == 1 ||
+      slope->dims[0] != x->dims[1])
+    return ctx;
+  *view = *slope;
+  view->rank = x->rank - 1;
+  view->dims[0] = slope->dims[0];
+  for (int d = 1; d < view->rank; d++) view->dims[d] = 1;
+  ins[0] = x;
+  ins[1] = view;
+  *view_ctx = *ctx;
+  view_ctx->in = ins;
+  return view_ctx;
+}
+
 /* PRelu: slope broadcasts unidirectionally to X (the output has X's shape). */
-static nnp_status infer_prelu(nnp_op_ctx *ctx) {
+static nnp_status infer_prelu(nnp_op_ctx *octx) {
+  nnp_op_ctx vctx;
+  nnp_tensor view;
+  const nnp_tensor *ins[2];
+  nnp_op_ctx *ctx = prelu_legacy_view(octx, &vctx, &view, ins);
   NNP_TRY(infer_binary_table(ctx, prelu_rows, NNP_UNDEFINED, false));
   const nnp_tensor *x = ctx->in[0];
   if (!nnp_tensor_same_shape(ctx->out[0], x)) {
@@ -643,7 +667,12 @@ static nnp_status infer_prelu(nnp_op_ctx *ctx) {
   }
   return NNP_OK;
 }
-static nnp_status ref_prelu(nnp_op_ctx *ctx) { return run_binary_table(ctx, prelu_rows); }
+static nnp_status ref_prelu(nnp_op_ctx *octx) {
+  nnp_op_ctx vctx;
+  nnp_tensor view;
+  const nnp_tensor *ins[2];
+  return run_binary_table(prelu_legacy_view(octx, &vctx, &view, ins), prelu_rows);
+}
 
 /* ---------------------------------------------------------------------------------- */
 /* Descriptors                                                                        */
