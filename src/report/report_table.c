@@ -515,6 +515,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     if (w->acc.compared) {
       compared = true;
       if (!reference) reference = w->acc.reference;
+      else if (strcmp(reference, w->acc.reference)) reference = ""; /* one per batch/scenario */
     }
   }
   if (capped) {
@@ -530,9 +531,15 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     fputs(".\n", f);
   }
   if (compared) {
-    one_line(buf, sizeof buf, reference, sizeof r->rows[0].acc.reference, 60);
-    fprintf(f, "  accuracy: max relative error of the outputs vs '%s' (ref); tolerance %.1e",
-            buf, r->accuracy_rtol);
+    if (reference[0]) {
+      one_line(buf, sizeof buf, reference, sizeof r->rows[0].acc.reference, 60);
+      fprintf(f, "  accuracy: max relative error of the outputs vs '%s' (ref)", buf);
+    } else {
+      fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and scenario",
+            f);
+    }
+    if (r->accuracy_rtol > 0) fprintf(f, "; tolerance %.1e", r->accuracy_rtol);
+    else fputs("; tolerance per precision (fp32 1e-4, fp16 1e-2, int8/mixed 5e-2)", f);
     if (failtol) {
       fputs("; FAIL tol, outside it: ", f);
       list_rows(f, r, m_failtol);

@@ -68,16 +68,17 @@ grep -q "n/a (differs: threads)" "$work/out" && ok "threads sweep: differing row
 # ONNX Runtime through the external (Python) worker: same inputs, outputs within the
 # fp32 tolerance of the native reference; a missing framework is an "unavailable" row
 # with its install hint and exit status 0
-"$nnperf" bench "$work/tiny.onnx" --backends native,ort-cpu "${quick[@]}" --json "$work/ort.json" > "$work/out" 2> "$work/err"
+"$nnperf" bench "$work/tiny.onnx" --backends native,ort-cpu,openvino "${quick[@]}" --json "$work/ort.json" > "$work/out" 2> "$work/err"
 rc=$?
-$py - "$work/ort.json" <<'PY' && [ $rc -eq 0 ] && ok "ort-cpu row: ok, accuracy within tolerance of native" || bad "ort-cpu row (exit $rc): $(cat "$work/err") $(head -c 400 "$work/ort.json")"
+$py - "$work/ort.json" <<'PY' && [ $rc -eq 0 ] && ok "ort-cpu and openvino rows: ok, accuracy within tolerance of native" || bad "framework rows (exit $rc): $(cat "$work/err") $(head -c 400 "$work/ort.json")"
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-r = rows[1]
-assert r["backend"] == "ort-cpu" and r["status"] == "ok", (r["status"], r["reason"])
-assert r["backend_version"].startswith("onnxruntime "), r["backend_version"]
-assert r["accuracy"]["compared"] and r["accuracy"]["within_tol"] and r["accuracy"]["max_rel"] < 1e-4, r["accuracy"]
-assert r["stats"]["n"] >= 10 and r["phases"]["cold_start_s"] > 0
+for r, name, lib in ((rows[1], "ort-cpu", "onnxruntime "), (rows[2], "openvino", "openvino ")):
+    assert r["backend"] == name and r["status"] == "ok", (r["status"], r["reason"])
+    assert r["backend_version"].startswith(lib), r["backend_version"]
+    assert r["accuracy"]["compared"] and r["accuracy"]["within_tol"] and r["accuracy"]["max_rel"] < 1e-4, r["accuracy"]
+    assert r["stats"]["n"] >= 10 and r["phases"]["cold_start_s"] > 0
+assert rows[2]["phases"]["parse_s"] > 0 and rows[2]["phases"]["compile_s"] > 0  # openvino splits its load
 PY
 NNPERF_PYTHON=/nonexistent/python "$nnperf" bench "$work/tiny.onnx" --backends native,ort-cpu "${quick[@]}" \
   --json "$work/un.json" > "$work/out" 2>&1
@@ -93,7 +94,7 @@ $py -c "
 import onnx, sys
 m = onnx.load(sys.argv[1]); d = m.graph.input[0].type.tensor_type.shape.dim
 d[2].dim_param = 'H'; d[3].dim_param = 'W'; onnx.save(m, sys.argv[2])" "$work/tiny.onnx" "$work/tiny_dyn.onnx"
-"$nnperf" bench "$work/tiny_dyn.onnx" --backends native,fault,ort-cpu --shape "dynamic:Nx3x[24..40]x[24..40]" --batch 2 \
+"$nnperf" bench "$work/tiny_dyn.onnx" --backends native,fault,ort-cpu,openvino --shape "dynamic:Nx3x[24..40]x[24..40]" --batch 2 \
   "${quick[@]}" --json "$work/d.json" > "$work/out" 2> "$work/err"
 $py - "$work/d.json" <<'PY' && ok "dynamic scenario: own row, unsupported backend says so" || bad "dynamic scenario: $(cat "$work/err")"
 import json, sys
@@ -103,6 +104,7 @@ assert rows[0]["stats"]["n"] >= 10
 assert rows[1]["status"] == "unsupported" and "dynamic" in rows[1]["reason"], rows[1]
 # ONNX Runtime handles the dynamic shapes itself; drawn shapes and inputs match the C worker's
 assert rows[2]["status"] == "ok" and rows[2]["accuracy"]["within_tol"], rows[2]
+assert rows[3]["status"] == "ok" and rows[3]["accuracy"]["within_tol"], rows[3]
 PY
 "$nnperf" bench "$work/tiny.onnx" --backends native --shape "dynamic:Nx3x[24..40]x[24..40]" "${quick[@]}" --json "$work/d2.json" > /dev/null 2>&1
 $py -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; assert r['status']=='failed' and 'fixed at 32' in r['reason'], r" "$work/d2.json" &&
