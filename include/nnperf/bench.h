@@ -19,6 +19,7 @@ extern "C" {
 #endif
 
 #define NNP_RESULT_SCHEMA_VERSION 1
+#define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
 const char *nnp_precision_name(nnp_precision p);
@@ -80,7 +81,10 @@ typedef struct nnp_bench_row {
   double cold_start_s;   /* process start -> first result */
   int warmup_iterations;
   bool warmup_stable;    /* warm-up ended by the stability rule, not the cap */
-  /* steady state */
+  /* steady state: samples come from n_processes worker processes in turn, process p
+   * contributing process_samples[p] (phases above are the first process's) */
+  int n_processes;
+  int process_samples[NNP_MAX_PROCESSES];
   double *samples;       /* owned, n_samples seconds */
   int n_samples;
   bool time_capped;      /* steady state stopped at max_time_s before iterations */

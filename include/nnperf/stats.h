@@ -32,6 +32,14 @@ double nnp_percentile_sorted(const double *sorted, int n, double q);
  * repeatable. n == 0 is NNP_ERR_INVALID. Allocates temporary memory internally. */
 nnp_status nnp_stats_compute(const double *samples, int n, uint64_t seed, nnp_stats *out);
 
+/* The same, for samples that come from n_groups worker processes in turn (group g holds
+ * the next counts[g] samples). The P50 and P99 intervals then also cover the spread
+ * between processes: each is the union of the sample bootstrap's interval and a
+ * cluster bootstrap's (processes resampled with replacement, their samples pooled),
+ * because one process's samples say nothing about how the next process will run. */
+nnp_status nnp_stats_compute_grouped(const double *samples, int n, const int *counts, int n_groups, uint64_t seed,
+                                     nnp_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

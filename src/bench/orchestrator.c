@@ -149,6 +149,18 @@ static void last_line(const char *tail, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(len - start), tail + start);
 }
 
+/* Statistics and throughput from the pooled raw samples. */
+static void summarise(nnp_bench_row *row, uint64_t seed) {
+  memset(&row->stats, 0, sizeof row->stats);
+  row->items_per_s = row->measured_items_per_s = 0;
+  if (row->n_samples <= 0 || row->status != NNP_ROW_OK) return;
+  nnp_stats_compute_grouped(row->samples, row->n_samples, row->process_samples, row->n_processes, seed, &row->stats);
+  row->items_per_s = row->stats.p50 > 0 ? (double)row->batch / row->stats.p50 : 0;
+  double sum = 0;
+  for (int i = 0; i < row->n_samples; i++) sum += row->samples[i];
+  row->measured_items_per_s = sum > 0 ? (double)row->batch * row->n_samples / sum : 0;
+}
+
 static void write_spec(FILE *f, const nnp_row_request *q) {
   fprintf(f, "nnperf-spec %d\nbackend %s\nmodel %s\nprecision %s\nthreads %d\nseed %llu\n", NNP_PROTO_VERSION,
           q->backend, q->model_path, nnp_precision_name(q->precision), q->threads, (unsigned long long)q->seed);
@@ -357,12 +369,50 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   if (row->status != NNP_ROW_OK && row->term_signal == 0 && row->status == NNP_ROW_FAILED && !row->reason[0] &&
       errline[0])
     snprintf(row->reason, sizeof row->reason, "%s", errline);
-  if (row->n_samples > 0 && row->status == NNP_ROW_OK) {
-    nnp_stats_compute(row->samples, row->n_samples, req->seed, &row->stats);
-    row->items_per_s = row->stats.p50 > 0 ? (double)row->batch / row->stats.p50 : 0;
-    double sum = 0;
-    for (int i = 0; i < row->n_samples; i++) sum += row->samples[i];
-    row->measured_items_per_s = sum > 0 ? (double)row->batch * row->n_samples / sum : 0;
+  row->n_processes = 1;
+  row->process_samples[0] = row->n_samples;
+  summarise(row, req->seed);
+  return NNP_OK;
+}
+
+nnp_status nnp_run_row_processes(const nnp_row_request *req, int processes, nnp_bench_row *row,
+                                 nnp_progress_fn progress, void *ud) {
+  if (processes < 1) processes = 1;
+  if (processes > NNP_MAX_PROCESSES) processes = NNP_MAX_PROCESSES;
+  nnp_row_request share = *req;
+  if (processes > 1) { /* each process measures its share of the steady state */
+    share.loop.iterations = (req->loop.iterations + processes - 1) / processes;
+    share.loop.min_time_s = req->loop.min_time_s / processes;
+    share.loop.max_time_s = req->loop.max_time_s / processes;
   }
+  NNP_TRY(nnp_run_row(&share, row, progress, ud));
+  for (int p = 1; p < processes && row->status == NNP_ROW_OK && !nnp_bench_interrupted; p++) {
+    nnp_bench_row next;
+    NNP_TRY(nnp_run_row(&share, &next, progress, ud));
+    if (next.status != NNP_ROW_OK) {
+      row->status = next.status;
+      snprintf(row->reason, sizeof row->reason, "process %d of %d: %s", p + 1, processes, next.reason);
+      row->exit_status = next.exit_status;
+      row->term_signal = next.term_signal;
+      nnp_bench_row_free(&next);
+      break;
+    }
+    if (next.n_samples > 0) {
+      double *s = nnp_realloc(row->samples, sizeof(double) * (size_t)(row->n_samples + next.n_samples));
+      if (!s) {
+        nnp_bench_row_free(&next);
+        return nnp_error(NNP_ERR_NOMEM, "out of memory pooling samples");
+      }
+      memcpy(s + row->n_samples, next.samples, sizeof(double) * (size_t)next.n_samples);
+      row->samples = s;
+      row->n_samples += next.n_samples;
+    }
+    row->process_samples[row->n_processes++] = next.n_samples;
+    row->time_capped |= next.time_capped;
+    if (next.peak_rss_bytes > row->peak_rss_bytes) row->peak_rss_bytes = next.peak_rss_bytes;
+    if (next.vmhwm_bytes > row->vmhwm_bytes) row->vmhwm_bytes = next.vmhwm_bytes;
+    nnp_bench_row_free(&next);
+  }
+  summarise(row, req->seed);
   return NNP_OK;
 }

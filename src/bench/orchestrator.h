@@ -36,8 +36,17 @@ typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total
 /* Set by a SIGINT/SIGTERM handler: the current worker is killed and the row marked. */
 extern volatile sig_atomic_t nnp_bench_interrupted;
 
-/* Runs one row. Fills *row completely (the caller frees it with nnp_bench_row_free);
- * returns NNP_OK unless the parent could not even start a worker. */
+/* Runs one row in one worker process. Fills *row completely (the caller frees it with
+ * nnp_bench_row_free); returns NNP_OK unless the parent could not even start a worker. */
 nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud);
+
+/* Runs one row in `processes` worker processes one after another, each measuring its
+ * share of the steady state (iterations and times divided), and pools the samples. The
+ * statistics' confidence intervals then include the spread between processes, which on
+ * a shared machine is far larger than the spread within one (placement, frequency,
+ * neighbours). Phases are the first process's; memory is the largest. A failure of any
+ * process makes the row fail with that process's reason. */
+nnp_status nnp_run_row_processes(const nnp_row_request *req, int processes, nnp_bench_row *row,
+                                 nnp_progress_fn progress, void *ud);
 
 #endif

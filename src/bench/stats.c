@@ -188,3 +188,88 @@ nnp_status nnp_stats_compute(const double *samples, int n, uint64_t seed, nnp_st
   *out = s;
   return NNP_OK;
 }
+
+/* k-th smallest (0-based) of the union in which group g's sorted samples count w[g]
+ * times: binary search over the pooled sorted values, counting with upper bounds. */
+static int64_t upper_bound(const double *a, int n, double v) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (a[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static double weighted_kth(const double *pooled, int n, double *const *groups, const int *counts, const int *w,
+                           int n_groups, int64_t k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    int64_t c = 0;
+    for (int g = 0; g < n_groups; g++)
+      if (w[g]) c += (int64_t)w[g] * upper_bound(groups[g], counts[g], pooled[mid]);
+    if (c > k) hi = mid;
+    else lo = mid + 1;
+  }
+  return pooled[lo];
+}
+
+static void cluster_ci(rng *rg, const double *pooled, int n, double *const *groups, const int *counts, int n_groups,
+                       double q, double *scratch, double *lo, double *hi) {
+  int w[64];
+  for (int b = 0; b < NNP_STATS_BOOTSTRAP_RESAMPLES; b++) {
+    memset(w, 0, sizeof w);
+    int64_t total = 0;
+    for (int d = 0; d < n_groups; d++) {
+      int g = (int)(rng_next(rg) % (uint64_t)n_groups);
+      w[g]++;
+      total += counts[g];
+    }
+    double h = (double)(total - 1) * q;
+    int64_t k = (int64_t)floor(h);
+    double a = weighted_kth(pooled, n, groups, counts, w, n_groups, k);
+    double c = k + 1 < total ? weighted_kth(pooled, n, groups, counts, w, n_groups, k + 1) : a;
+    scratch[b] = lerp(a, c, h - floor(h));
+  }
+  qsort(scratch, NNP_STATS_BOOTSTRAP_RESAMPLES, sizeof *scratch, cmp_double);
+  double l = nnp_percentile_sorted(scratch, NNP_STATS_BOOTSTRAP_RESAMPLES, 0.025);
+  double u = nnp_percentile_sorted(scratch, NNP_STATS_BOOTSTRAP_RESAMPLES, 0.975);
+  if (l < *lo) *lo = l;
+  if (u > *hi) *hi = u;
+}
+
+nnp_status nnp_stats_compute_grouped(const double *samples, int n, const int *counts, int n_groups, uint64_t seed,
+                                     nnp_stats *out) {
+  NNP_TRY(nnp_stats_compute(samples, n, seed, out));
+  if (n_groups <= 1) return NNP_OK;
+  if (n_groups > 64) return nnp_error(NNP_ERR_INVALID, "stats: at most 64 groups, not %d", n_groups);
+  int total = 0;
+  for (int g = 0; g < n_groups; g++) {
+    if (counts[g] <= 0) return nnp_error(NNP_ERR_INVALID, "stats: group %d is empty", g);
+    total += counts[g];
+  }
+  if (total != n) return nnp_error(NNP_ERR_INVALID, "stats: group counts add up to %d, not %d", total, n);
+  double *pooled = nnp_malloc((size_t)n * 2 * sizeof *pooled);
+  double *scratch = nnp_malloc(NNP_STATS_BOOTSTRAP_RESAMPLES * sizeof *scratch);
+  if (!pooled || !scratch) {
+    nnp_free(pooled);
+    nnp_free(scratch);
+    return nnp_error(NNP_ERR_NOMEM, "stats: cannot allocate for %d samples", n);
+  }
+  /* pooled[0..n): all samples sorted; pooled[n..2n): each group's samples sorted */
+  double *groups[64];
+  memcpy(pooled, samples, (size_t)n * sizeof *pooled);
+  qsort(pooled, (size_t)n, sizeof *pooled, cmp_double);
+  memcpy(pooled + n, samples, (size_t)n * sizeof *pooled);
+  for (int g = 0, off = 0; g < n_groups; off += counts[g], g++) {
+    groups[g] = pooled + n + off;
+    qsort(groups[g], (size_t)counts[g], sizeof *pooled, cmp_double);
+  }
+  rng g2 = {seed ^ 0x5DEECE66Dull};
+  cluster_ci(&g2, pooled, n, groups, counts, n_groups, 0.50, scratch, &out->p50_lo, &out->p50_hi);
+  cluster_ci(&g2, pooled, n, groups, counts, n_groups, 0.99, scratch, &out->p99_lo, &out->p99_hi);
+  nnp_free(pooled);
+  nnp_free(scratch);
+  return NNP_OK;
+}

@@ -47,6 +47,9 @@ static const char bench_help[] =
     "  --iterations N         minimum steady-state iterations (default 200)\n"
     "  --min-time S           minimum steady-state seconds (default 2); the longer of the two wins\n"
     "  --max-time S           cap on the steady state per row (default 60; capped rows say so)\n"
+    "  --processes N          worker processes per row, each measuring 1/N of the steady state\n"
+    "                         (default 3): the confidence intervals then include the spread\n"
+    "                         between processes, not only within one\n"
     "  --timeout S            wall-clock limit per worker (default 600)\n"
     "  --mem-limit MIB        address-space limit per worker (default none)\n"
     "  --pin                  pin workers to CPUs 0..threads-1\n"
@@ -86,6 +89,11 @@ static int parse_double(const char *s, double lo, double *out) {
   return 1;
 }
 
+static int cmp_sample(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* Dims joined by 'x': N (the batch), a positive integer, or [LO..HI] with 1 <= LO <= HI. */
 static int valid_dynamic(const char *s) {
   int rank = 0, ranged = 0;
@@ -117,6 +125,24 @@ static void resolve_dynamic(const char *spec, long long batch, char *out, size_t
     else out[used++] = *spec;
   }
   out[used] = 0;
+}
+
+/* (largest - smallest) / smallest of the per-process medians of a row; 0 for one process. */
+static double process_spread(const nnp_bench_row *r) {
+  double lo = 0, hi = 0;
+  for (int p = 0, off = 0; p < r->n_processes; off += r->process_samples[p], p++) {
+    int n = r->process_samples[p];
+    if (n <= 0) return 0;
+    double *tmp = malloc(sizeof(double) * (size_t)n);
+    if (!tmp) return 0;
+    memcpy(tmp, r->samples + off, sizeof(double) * (size_t)n);
+    qsort(tmp, (size_t)n, sizeof(double), cmp_sample);
+    double m = n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+    free(tmp);
+    if (p == 0 || m < lo) lo = m;
+    if (p == 0 || m > hi) hi = m;
+  }
+  return lo > 0 ? (hi - lo) / lo : 0;
 }
 
 static void on_signal(int sig) {
@@ -173,7 +199,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
   const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL, *dynamic_shape = NULL;
-  long long mem_mib = 0, seed = 1;
+  long long mem_mib = 0, seed = 1, processes = 3;
   char *threads_arg = NULL;
   double timeout_s = 600;
   int quiet = 0, pin = 0, allow_mixed = 0;
@@ -215,7 +241,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     static const char *const value_options[] = {"--backends", "--backend", "--precision", "--backend-options",
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
-                                                "--csv", "--baseline", "--shape"};
+                                                "--csv", "--baseline", "--shape", "--processes"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -238,6 +264,9 @@ int nnp_cmd_bench(int argc, char **argv) {
       if (!parse_double(argv[++i], 0.1, &timeout_s)) return cli_usage_error("bench", "--timeout wants seconds > 0");
     } else if (!strcmp(a, "--mem-limit")) {
       if (!parse_int(argv[++i], 1, 1 << 30, &mem_mib)) return cli_usage_error("bench", "--mem-limit wants MiB >= 1");
+    } else if (!strcmp(a, "--processes")) {
+      if (!parse_int(argv[++i], 1, NNP_MAX_PROCESSES, &processes))
+        return cli_usage_error("bench", "--processes wants 1..%d", NNP_MAX_PROCESSES);
     } else if (!strcmp(a, "--seed")) {
       if (!parse_int(argv[++i], 0, (1LL << 62), &seed)) return cli_usage_error("bench", "--seed wants an integer >= 0");
     } else if (!strcmp(a, "--json")) json_path = argv[++i];
@@ -452,7 +481,7 @@ int nnp_cmd_bench(int argc, char **argv) {
           snprintf(row->scenario, sizeof row->scenario, "%s", scenario);
           row->status = NNP_ROW_UNAVAILABLE;
           snprintf(row->reason, sizeof row->reason, "%s (install: %s)", unavailable_why[k], backends[k]->install_hint);
-        } else if (nnp_run_row(&req, row, progress, &pc) != NNP_OK) {
+        } else if (nnp_run_row_processes(&req, processes, row, progress, &pc) != NNP_OK) {
           memset(row, 0, sizeof *row);
           snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
           snprintf(row->label, sizeof row->label, "%s", label);
@@ -492,6 +521,13 @@ int nnp_cmd_bench(int argc, char **argv) {
         }
         if (row->status != NNP_ROW_OK && row->status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
         if (row->status == NNP_ROW_OK && row->stats.cv > 0.1) res.noisy = true;
+        double spread = process_spread(row);
+        if (row->status == NNP_ROW_OK && spread > 0.05) { /* the processes disagree: say so */
+          res.noisy = true;
+          size_t nl = strlen(row->note);
+          snprintf(row->note + nl, sizeof row->note - nl, "%sthe medians of its %d processes differ by %.0f%%",
+                   nl ? "; " : "", row->n_processes, spread * 100);
+        }
         if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) {
           cli_fail("--json");
           rc = CLI_FAIL;

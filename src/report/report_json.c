@@ -193,6 +193,9 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("},\n      \"accuracy\": ", f);
   write_accuracy(f, &w->acc);
   /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
+  fprintf(f, ",\n      \"processes\": %d,\n      \"process_samples\": [", w->n_processes);
+  for (int p = 0; p < w->n_processes && p < NNP_MAX_PROCESSES; p++) fprintf(f, "%s%d", p ? ", " : "", w->process_samples[p]);
+  fputs("]", f);
   fputs(",\n      \"samples_s\": [", f);
   if (w->samples)
     for (int i = 0; i < w->n_samples; i++) {

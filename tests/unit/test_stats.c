@@ -161,7 +161,34 @@ static void test_alloc_failure(void) {
   CHECK_OK(nnp_stats_compute(A, 10, 1, &st));
 }
 
+/* Grouped samples: processes that disagree widen the P50 interval to cover them;
+ * processes that agree leave it as the sample bootstrap's. */
+static void test_grouped(void) {
+  double x[300];
+  int counts[3] = {100, 100, 100};
+  for (int i = 0; i < 300; i++) x[i] = (i < 100 ? 10.0 : i < 200 ? 12.0 : 14.0) + 0.01 * (i % 10);
+  nnp_stats plain, grouped;
+  CHECK_OK(nnp_stats_compute(x, 300, 7, &plain));
+  CHECK_OK(nnp_stats_compute_grouped(x, 300, counts, 3, 7, &grouped));
+  CHECK(grouped.p50 == plain.p50 && grouped.n == 300);
+  CHECK(grouped.p50_lo <= plain.p50_lo && grouped.p50_hi >= plain.p50_hi);
+  CHECK_MSG(grouped.p50_lo <= 10.1 && grouped.p50_hi >= 13.9, "CI [%g, %g]", grouped.p50_lo, grouped.p50_hi);
+  /* processes that agree: the cluster bootstrap adds (almost) nothing */
+  double y[300];
+  for (int i = 0; i < 300; i++) y[i] = 10.0 + 0.01 * (i % 37);
+  nnp_stats py, gy;
+  CHECK_OK(nnp_stats_compute(y, 300, 7, &py));
+  CHECK_OK(nnp_stats_compute_grouped(y, 300, counts, 3, 7, &gy));
+  CHECK(gy.p50_hi - gy.p50_lo <= 2.0 * (py.p50_hi - py.p50_lo) + 1e-12);
+  /* bad grouping */
+  int bad[2] = {100, 100};
+  CHECK(nnp_stats_compute_grouped(x, 300, bad, 2, 7, &grouped) == NNP_ERR_INVALID);
+  int empty[3] = {0, 150, 150};
+  CHECK(nnp_stats_compute_grouped(x, 300, empty, 3, 7, &grouped) == NNP_ERR_INVALID);
+}
+
 int main(void) {
+  test_grouped();
   test_percentile_sorted();
   test_known_arrays();
   test_ci_properties();
