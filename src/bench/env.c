@@ -24,28 +24,6 @@
 
 /* --- string helpers ----------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 when invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail) {
-  unsigned char c = s[0];
-  size_t len;
-  unsigned int cp;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-  else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-  else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-  else return 0;
-  if (len > avail) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  /* overlong 3/4-byte forms, UTF-16 surrogates, beyond U+10FFFF */
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-      (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
 /* Copies src[0..n) into dst[cap]: leading/trailing whitespace trimmed, control bytes
  * turned into spaces, invalid UTF-8 into '?', cut at a character boundary to fit. */
 static void clean_copy(char *dst, size_t cap, const char *src, size_t n) {
@@ -57,7 +35,7 @@ static void clean_copy(char *dst, size_t cap, const char *src, size_t n) {
     n--;
   size_t o = 0, i = 0;
   while (i < n) {
-    size_t len = utf8_seq_len(s + i, n - i);
+    size_t len = nnp_utf8_seq_len(s + i, n - i);
     if (len == 0) {
       if (o + 1 >= cap) break;
       dst[o++] = '?';

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nnperf/report.h"
+#include "util/json_write.h"
 
 typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
 /* Defined in report_json.c: temp file + fsync + rename. */
@@ -19,13 +20,10 @@ static const char *const COLUMNS[] = {
     "cv",           "items_per_s",   "peak_rss_mib", "load_ms",       "first_ms",
     "cold_start_ms", "max_rel_err",  "top1",         "within_tol"};
 
-/* Defined in report_json.c: invalid UTF-8 bytes become '?'. */
-void nnp_report_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap);
-
 /* A text field of at most cap bytes as valid UTF-8, quoted only when it has to be. */
 static void csv_text(FILE *f, const char *field, size_t cap) {
   char s[2048];
-  nnp_report_clean_utf8(s, sizeof s, field, cap);
+  nnp_json_clean_utf8(s, sizeof s, field, cap);
   size_t n = strlen(s);
   int quote = 0;
   for (size_t i = 0; i < n; i++)

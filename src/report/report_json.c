@@ -12,56 +12,10 @@
 
 /* --- strings -------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 when invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail) {
-  unsigned char c = s[0];
-  size_t len;
-  unsigned int cp;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-  else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-  else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-  else return 0;
-  if (len > avail) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-      (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
-/* Copies s (at most cap bytes: fixed arrays may lack a terminator if a caller filled
- * them carelessly) into dst[dcap] with invalid UTF-8 bytes replaced by '?'. Reasons come
- * from crashing workers and anything can be in them; one bad byte would make the whole
- * file unreadable to strict parsers. Shared with report_csv.c. */
-void nnp_report_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap);
-
-void nnp_report_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap) {
-  if (dcap == 0) return;
-  size_t n = strnlen(s, cap), o = 0;
-  const unsigned char *u = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
-    size_t len = utf8_seq_len(u + i, n - i);
-    if (o + (len ? len : 1) >= dcap) break;
-    if (len == 0) {
-      dst[o++] = '?';
-      i++;
-    } else {
-      memcpy(dst + o, u + i, len);
-      o += len;
-      i += len;
-    }
-  }
-  dst[o] = '\0';
-}
-
 /* A string field as a JSON string; nnp_json_string escapes quotes and control bytes. */
 static void json_str(FILE *f, const char *s, size_t cap) {
   char buf[2048];
-  nnp_report_clean_utf8(buf, sizeof buf, s, cap);
+  nnp_json_clean_utf8(buf, sizeof buf, s, cap);
   nnp_json_string(f, buf);
 }
 
