@@ -3,6 +3,7 @@
 #ifndef NNP_TESTS_OP_TEST_UTIL_H
 #define NNP_TESTS_OP_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "engine/op_eval.h"
@@ -90,6 +91,18 @@ static inline double test_max_abs_diff(const nnp_tensor *a, const float *b, int6
     if (d > m || d != d) m = d != d ? INFINITY : d;
   }
   return m;
+}
+
+/* Runs the node (infer + reference kernel) with one output; out allocated on success. */
+static inline nnp_status test_run(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in, nnp_tensor *out) {
+  return nnp_op_eval(t->n, opset, n_in, in, 1, out);
+}
+
+static inline bool test_shape_is(const nnp_tensor *t, int rank, const int64_t *dims) {
+  if (t->rank != rank) return false;
+  for (int i = 0; i < rank; i++)
+    if (t->dims[i] != dims[i]) return false;
+  return true;
 }
 
 #endif

@@ -3,23 +3,11 @@
 
 #include <stdint.h>
 
-static nnp_status run(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in,
-                      nnp_tensor *out) {
-  return nnp_op_eval(t->n, opset, n_in, in, 1, out);
-}
-
-static bool shape_is(const nnp_tensor *t, int rank, const int64_t *dims) {
-  if (t->rank != rank) return false;
-  for (int i = 0; i < rank; i++)
-    if (t->dims[i] != dims[i]) return false;
-  return true;
-}
-
 static nnp_status status2(const char *op, int64_t opset, const nnp_tensor *a, const nnp_tensor *b) {
   test_node t = test_node_new(op);
   const nnp_tensor *ins[2] = {a, b};
   nnp_tensor out;
-  nnp_status st = run(&t, opset, 2, ins, &out);
+  nnp_status st = test_run(&t, opset, 2, ins, &out);
   if (st == NNP_OK) nnp_tensor_free(&out);
   test_node_free(&t);
   return st;
@@ -54,10 +42,10 @@ static void check_bcast_f32(const char *op, ref2_fn f, int ra, const int64_t *da
   test_fill_uniform(b.data, nb, 0.5f, 3, 2);
   test_node t = test_node_new(op);
   const nnp_tensor *ins[2] = {&a, &b};
-  nnp_status st = run(&t, 14, 2, ins, &y);
+  nnp_status st = test_run(&t, 14, 2, ins, &y);
   CHECK_MSG(st == NNP_OK, "%s: %s", op, nnp_last_error());
   if (st == NNP_OK) {
-    CHECK_MSG(shape_is(&y, ry, dy), "%s output shape", op);
+    CHECK_MSG(test_shape_is(&y, ry, dy), "%s output shape", op);
     int64_t n = nnp_tensor_numel(&y), idx[NNP_MAX_RANK] = {0};
     int bad = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -107,8 +95,8 @@ static void test_broadcast_shapes(void) {
   nnp_tensor ta = test_tensor(NNP_F32, 2, z, NULL), tb = test_tensor(NNP_F32, 1, s5, NULL), out;
   test_node t = test_node_new("Add");
   const nnp_tensor *ins[2] = {&ta, &tb};
-  CHECK_OK(run(&t, 14, 2, ins, &out));
-  CHECK(shape_is(&out, 2, z));
+  CHECK_OK(test_run(&t, 14, 2, ins, &out));
+  CHECK(test_shape_is(&out, 2, z));
   nnp_tensor_free(&out);
   test_node_free(&t);
 
@@ -125,10 +113,10 @@ static void test_broadcast_shapes(void) {
   test_attr_int(&lt, "broadcast", 1);
   ins[0] = &t345;
   ins[1] = &tb;
-  CHECK_OK(run(&lt, 6, 2, ins, &out));
+  CHECK_OK(test_run(&lt, 6, 2, ins, &out));
   nnp_tensor_free(&out);
   test_attr_int(&lt, "axis", 0);
-  CHECK(run(&lt, 6, 2, ins, &out) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&lt, 6, 2, ins, &out) == NNP_ERR_UNSUPPORTED);
   test_node_free(&lt);
   /* PRelu never had legacy broadcast attributes: numpy rules at every opset */
   const int64_t s51[2] = {5, 1}, s35[2] = {3, 5};
@@ -155,25 +143,25 @@ static void test_int_arith(void) {
   nnp_tensor a = test_tensor(NNP_U8, 1, d4, ua), b = test_tensor(NNP_U8, 1, d4, ub), y;
   const nnp_tensor *ins[2] = {&a, &b};
   test_node t = test_node_new("Add");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   const uint8_t *u = y.data;
   CHECK(u[0] == 4 && u[1] == 9 && u[2] == 103 && u[3] == 9); /* wraps mod 256 */
   nnp_tensor_free(&y);
   test_node_free(&t);
   t = test_node_new("Sub");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   u = y.data;
   CHECK(u[0] == 240 && u[1] == 5 && u[2] == 97 && u[3] == 9);
   nnp_tensor_free(&y);
   test_node_free(&t);
   t = test_node_new("Mul");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   u = y.data;
   CHECK(u[0] == (uint8_t)2500 && u[1] == 14 && u[2] == 44 && u[3] == 0);
   nnp_tensor_free(&y);
   test_node_free(&t);
   t = test_node_new("Div");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   u = y.data;
   CHECK(u[0] == 25 && u[1] == 3 && u[2] == 33 && u[3] == 0); /* x/0 -> 0, no trap */
   nnp_tensor_free(&y);
@@ -186,13 +174,13 @@ static void test_int_arith(void) {
   a = test_tensor(NNP_I32, 1, d4, sa);
   b = test_tensor(NNP_I32, 1, d4, sb);
   t = test_node_new("Div");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   const int32_t *s = y.data;
   CHECK(s[0] == -3 && s[1] == -3 && s[2] == INT32_MIN && s[3] == INT32_MAX / 2);
   nnp_tensor_free(&y);
   test_node_free(&t);
   t = test_node_new("Mul");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   s = y.data;
   CHECK(s[0] == -14 && s[2] == INT32_MIN && s[3] == -2); /* INT32_MAX*2 wraps */
   nnp_tensor_free(&y);
@@ -205,7 +193,7 @@ static void test_int_arith(void) {
   a = test_tensor(NNP_I64, 1, d2, la);
   b = test_tensor(NNP_I64, 1, d1, lb);
   t = test_node_new("Add");
-  CHECK_OK(run(&t, 14, 2, ins, &y));
+  CHECK_OK(test_run(&t, 14, 2, ins, &y));
   CHECK(((int64_t *)y.data)[0] == 9007199254740994LL && ((int64_t *)y.data)[1] == INT64_MIN);
   nnp_tensor_free(&y);
   test_node_free(&t);
@@ -222,7 +210,7 @@ static void test_compare_logic(void) {
   const uint8_t want[5][4] = {{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}};
   for (int k = 0; k < 5; k++) {
     test_node t = test_node_new(ops[k]);
-    CHECK_OK(run(&t, 16, 2, ins, &y));
+    CHECK_OK(test_run(&t, 16, 2, ins, &y));
     CHECK_MSG(y.dtype == NNP_BOOL && memcmp(y.data, want[k], 4) == 0, "%s", ops[k]);
     nnp_tensor_free(&y);
     test_node_free(&t);
@@ -235,7 +223,7 @@ static void test_compare_logic(void) {
   a = test_tensor(NNP_I64, 1, d1, la);
   b = test_tensor(NNP_I64, 1, d1, lb);
   test_node t = test_node_new("Equal");
-  CHECK_OK(run(&t, 13, 2, ins, &y));
+  CHECK_OK(test_run(&t, 13, 2, ins, &y));
   CHECK(((uint8_t *)y.data)[0] == 0);
   nnp_tensor_free(&y);
   test_node_free(&t);
@@ -251,7 +239,7 @@ static void test_compare_logic(void) {
   const uint8_t lw[4][4] = {{0, 0, 0, 1}, {0, 1, 1, 1}, {0, 1, 1, 0}, {1, 0, 0, 1}};
   for (int k = 0; k < 4; k++) {
     t = test_node_new(lops[k]);
-    CHECK_OK(run(&t, 11, 2, ins, &y));
+    CHECK_OK(test_run(&t, 11, 2, ins, &y));
     CHECK_MSG(y.dtype == NNP_BOOL && y.rank == 2 && y.dims[0] == 2 && y.dims[1] == 2 &&
                   memcmp(y.data, lw[k], 4) == 0, "%s", lops[k]);
     nnp_tensor_free(&y);
@@ -275,16 +263,16 @@ static void test_variadic(void) {
   };
   for (int k = 0; k < 4; k++) {
     test_node t = test_node_new(cases[k].op);
-    CHECK_OK(run(&t, 13, 3, ins, &y));
-    CHECK_MSG(shape_is(&y, 2, d23) && test_max_abs_diff(&y, cases[k].w, 6) < 1e-6, "%s", cases[k].op);
+    CHECK_OK(test_run(&t, 13, 3, ins, &y));
+    CHECK_MSG(test_shape_is(&y, 2, d23) && test_max_abs_diff(&y, cases[k].w, 6) < 1e-6, "%s", cases[k].op);
     nnp_tensor_free(&y);
     /* one input: a copy */
-    CHECK_OK(run(&t, 13, 1, ins, &y));
-    CHECK(shape_is(&y, 1, d3) && memcmp(y.data, x0, sizeof x0) == 0);
+    CHECK_OK(test_run(&t, 13, 1, ins, &y));
+    CHECK(test_shape_is(&y, 1, d3) && memcmp(y.data, x0, sizeof x0) == 0);
     nnp_tensor_free(&y);
     /* two inputs */
-    CHECK_OK(run(&t, 13, 2, ins, &y));
-    CHECK(shape_is(&y, 1, d3));
+    CHECK_OK(test_run(&t, 13, 2, ins, &y));
+    CHECK(test_shape_is(&y, 1, d3));
     nnp_tensor_free(&y);
     test_node_free(&t);
   }
@@ -293,12 +281,12 @@ static void test_variadic(void) {
   nnp_tensor tn = test_tensor(NNP_F32, 1, d3, n1);
   const nnp_tensor *nins[2] = {&a, &tn};
   test_node t = test_node_new("Max");
-  CHECK_OK(run(&t, 13, 2, nins, &y));
+  CHECK_OK(test_run(&t, 13, 2, nins, &y));
   CHECK(isnan(((float *)y.data)[0]) && ((float *)y.data)[1] == 5);
   nnp_tensor_free(&y);
   nins[0] = &tn;
   nins[1] = &a;
-  CHECK_OK(run(&t, 13, 2, nins, &y));
+  CHECK_OK(test_run(&t, 13, 2, nins, &y));
   CHECK(isnan(((float *)y.data)[0]));
   nnp_tensor_free(&y);
   test_node_free(&t);
@@ -309,15 +297,15 @@ static void test_variadic(void) {
   nnp_tensor ua = test_tensor(NNP_U64, 1, d1, u0), ub = test_tensor(NNP_U64, 1, d1, u1);
   const nnp_tensor *uins[3] = {&ua, &ub, NULL};
   t = test_node_new("Max");
-  CHECK_OK(run(&t, 13, 2, uins, &y));
+  CHECK_OK(test_run(&t, 13, 2, uins, &y));
   CHECK(((uint64_t *)y.data)[0] == UINT64_MAX);
   nnp_tensor_free(&y);
-  CHECK(run(&t, 13, 3, uins, &y) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 3, uins, &y) == NNP_ERR_SHAPE);
   uins[2] = &a;
-  CHECK(run(&t, 13, 3, uins, &y) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 3, uins, &y) == NNP_ERR_SHAPE);
   test_node_free(&t);
   t = test_node_new("Mean");
-  CHECK(run(&t, 13, 2, uins, &y) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&t, 13, 2, uins, &y) == NNP_ERR_UNSUPPORTED);
   test_node_free(&t);
   nnp_tensor_free(&ua);
   nnp_tensor_free(&ub);
@@ -331,7 +319,7 @@ static void test_variadic(void) {
   nnp_tensor ha = test_tensor(NNP_F16, 1, d3, h0), hb = test_tensor(NNP_F16, 1, d3, h1);
   const nnp_tensor *hins[2] = {&ha, &hb};
   t = test_node_new("Sum");
-  CHECK_OK(run(&t, 13, 2, hins, &y));
+  CHECK_OK(test_run(&t, 13, 2, hins, &y));
   CHECK(y.dtype == NNP_F16 && nnp_f16_to_f32(((uint16_t *)y.data)[2]) == -1.5f);
   nnp_tensor_free(&y);
   test_node_free(&t);
@@ -350,24 +338,24 @@ static void test_where(void) {
              y = test_tensor(NNP_I64, 2, d21, yv), out;
   const nnp_tensor *ins[3] = {&c, &x, &y};
   test_node t = test_node_new("Where");
-  CHECK_OK(run(&t, 16, 3, ins, &out));
+  CHECK_OK(test_run(&t, 16, 3, ins, &out));
   const int64_t *o = out.data;
-  CHECK(shape_is(&out, 2, d22) && out.dtype == NNP_I64);
+  CHECK(test_shape_is(&out, 2, d22) && out.dtype == NNP_I64);
   CHECK(o[0] == 10 && o[1] == -1 && o[2] == -2 && o[3] == 20);
   nnp_tensor_free(&out);
   /* same-shape fast path, float */
   const float fx[4] = {1, 2, 3, 4}, fy[4] = {5, 6, 7, 8};
   nnp_tensor a = test_tensor(NNP_F32, 2, d22, fx), b = test_tensor(NNP_F32, 2, d22, fy);
   const nnp_tensor *fins[3] = {&c, &a, &b};
-  CHECK_OK(run(&t, 16, 3, fins, &out));
+  CHECK_OK(test_run(&t, 16, 3, fins, &out));
   const float want[4] = {1, 6, 7, 4};
   CHECK(test_max_abs_diff(&out, want, 4) == 0);
   nnp_tensor_free(&out);
   /* errors: non-bool condition, mismatched types */
   const nnp_tensor *bad1[3] = {&a, &a, &b};
-  CHECK(run(&t, 16, 3, bad1, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 16, 3, bad1, &out) == NNP_ERR_SHAPE);
   const nnp_tensor *bad2[3] = {&c, &a, &x};
-  CHECK(run(&t, 16, 3, bad2, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 16, 3, bad2, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&a);
   nnp_tensor_free(&b);
@@ -382,7 +370,7 @@ static void test_pow(void) {
   nnp_tensor a = test_tensor(NNP_F32, 1, d3, fb), b = test_tensor(NNP_F32, 1, d3, fe), y;
   const nnp_tensor *ins[2] = {&a, &b};
   test_node t = test_node_new("Pow");
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   const float w1[3] = {8, 4, 2};
   CHECK(test_max_abs_diff(&y, w1, 3) < 1e-6);
   nnp_tensor_free(&y);
@@ -390,7 +378,7 @@ static void test_pow(void) {
   /* scalar exponent 2 takes the x*x path */
   const float two = 2.0f;
   b = test_tensor(NNP_F32, 0, NULL, &two);
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   const float wsq[3] = {4, 4, 16};
   CHECK(test_max_abs_diff(&y, wsq, 3) == 0);
   nnp_tensor_free(&y);
@@ -398,7 +386,7 @@ static void test_pow(void) {
   /* float ^ int64 */
   const int64_t ie[3] = {3, -1, 2};
   b = test_tensor(NNP_I64, 1, d3, ie);
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   const float w2[3] = {8, -0.5f, 16};
   CHECK(y.dtype == NNP_F32 && test_max_abs_diff(&y, w2, 3) < 1e-6);
   nnp_tensor_free(&y);
@@ -408,7 +396,7 @@ static void test_pow(void) {
   nnp_tensor_free(&b);
   a = test_tensor(NNP_I64, 1, d3, ib);
   b = test_tensor(NNP_I64, 1, d3, ie2);
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   const int64_t *o = y.data;
   CHECK(y.dtype == NNP_I64 && o[0] == 4052555153018976267LL && o[1] == 0 && o[2] == -1);
   nnp_tensor_free(&y);
@@ -416,7 +404,7 @@ static void test_pow(void) {
   /* int ^ float: output keeps the base type */
   const float fe2[3] = {2, 0.5f, 3};
   b = test_tensor(NNP_F32, 1, d3, fe2);
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   o = y.data;
   CHECK(y.dtype == NNP_I64 && o[0] == 9 && o[1] == 1 && o[2] == -1);
   nnp_tensor_free(&y);
@@ -424,7 +412,7 @@ static void test_pow(void) {
   /* broadcast scalar exponent */
   const int32_t e0 = 2;
   b = test_tensor(NNP_I32, 0, NULL, &e0);
-  CHECK_OK(run(&t, 15, 2, ins, &y));
+  CHECK_OK(test_run(&t, 15, 2, ins, &y));
   o = y.data;
   CHECK(o[0] == 9 && o[1] == 4 && o[2] == 1);
   nnp_tensor_free(&y);
@@ -432,7 +420,7 @@ static void test_pow(void) {
   /* bool exponent is rejected */
   const uint8_t bt[1] = {1};
   b = test_tensor(NNP_BOOL, 0, NULL, bt);
-  CHECK(run(&t, 15, 2, ins, &y) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&t, 15, 2, ins, &y) == NNP_ERR_UNSUPPORTED);
   nnp_tensor_free(&b);
   test_node_free(&t);
   nnp_tensor_free(&a);

@@ -3,18 +3,6 @@
 
 #include <stdint.h>
 
-/* Runs the node on inputs; returns the status, out is allocated on success. */
-static nnp_status run(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in, nnp_tensor *out) {
-  return nnp_op_eval(t->n, opset, n_in, in, 1, out);
-}
-
-static bool shape_is(const nnp_tensor *t, int rank, const int64_t *dims) {
-  if (t->rank != rank) return false;
-  for (int i = 0; i < rank; i++)
-    if (t->dims[i] != dims[i]) return false;
-  return true;
-}
-
 /* ---- Softmax -------------------------------------------------------------------------- */
 
 static void naive_softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, bool lg) {
@@ -39,9 +27,9 @@ static void test_softmax_basic(void) {
 
   /* opset 13 default axis -1 */
   test_node t = test_node_new("Softmax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   naive_softmax(x, want, 2, 3, 1, false);
-  CHECK(shape_is(&out, 2, d));
+  CHECK(test_shape_is(&out, 2, d));
   CHECK(test_max_abs_diff(&out, want, 6) < 1e-6);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -49,7 +37,7 @@ static void test_softmax_basic(void) {
   /* opset 13 axis 0: strided path */
   t = test_node_new("Softmax");
   test_attr_int(&t, "axis", 0);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   naive_softmax(x, want, 1, 2, 3, false);
   CHECK(test_max_abs_diff(&out, want, 6) < 1e-6);
   nnp_tensor_free(&out);
@@ -58,7 +46,7 @@ static void test_softmax_basic(void) {
   /* opset 11 axis 0: the whole tensor is one row */
   t = test_node_new("Softmax");
   test_attr_int(&t, "axis", 0);
-  CHECK_OK(run(&t, 11, 1, ins, &out));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
   naive_softmax(x, want, 1, 6, 1, false);
   CHECK(test_max_abs_diff(&out, want, 6) < 1e-6);
   nnp_tensor_free(&out);
@@ -66,14 +54,14 @@ static void test_softmax_basic(void) {
 
   /* LogSoftmax, opset 13, axis 0 and -1 */
   t = test_node_new("LogSoftmax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   naive_softmax(x, want, 2, 3, 1, true);
   CHECK(test_max_abs_diff(&out, want, 6) < 1e-5);
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("LogSoftmax");
   test_attr_int(&t, "axis", -2);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   naive_softmax(x, want, 1, 2, 3, true);
   CHECK(test_max_abs_diff(&out, want, 6) < 1e-5);
   nnp_tensor_free(&out);
@@ -90,16 +78,16 @@ static void test_softmax_coerce_2d(void) {
   const nnp_tensor *ins[1] = {&in};
   float want[12];
   test_node t = test_node_new("Softmax");
-  CHECK_OK(run(&t, 11, 1, ins, &out));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
   naive_softmax(x, want, 2, 6, 1, false);
-  CHECK(shape_is(&out, 3, d));
+  CHECK(test_shape_is(&out, 3, d));
   CHECK(test_max_abs_diff(&out, want, 12) < 1e-6);
   nnp_tensor_free(&out);
   test_node_free(&t);
 
   t = test_node_new("Softmax");
   test_attr_int(&t, "axis", 1);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   naive_softmax(x, want, 2, 2, 3, false);
   CHECK(test_max_abs_diff(&out, want, 12) < 1e-6);
   nnp_tensor_free(&out);
@@ -108,7 +96,7 @@ static void test_softmax_coerce_2d(void) {
   /* opset 11, axis == rank: rows of one element, all ones */
   t = test_node_new("Softmax");
   test_attr_int(&t, "axis", 3);
-  CHECK_OK(run(&t, 11, 1, ins, &out));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
   for (int i = 0; i < 12; i++) want[i] = 1;
   CHECK(test_max_abs_diff(&out, want, 12) == 0);
   nnp_tensor_free(&out);
@@ -122,7 +110,7 @@ static void test_softmax_large_and_types(void) {
   nnp_tensor in = test_tensor(NNP_F32, 2, d, x), out;
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Softmax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   const float *y = out.data;
   CHECK_NEAR(y[0], 0.26894142, 1e-6);
   CHECK_NEAR(y[1], 0.73105858, 1e-6);
@@ -137,7 +125,7 @@ static void test_softmax_large_and_types(void) {
   const int64_t d1[1] = {3};
   in = test_tensor(NNP_F64, 1, d1, xd);
   t = test_node_new("LogSoftmax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   double lse = log(exp(1.0) + exp(2.0) + exp(3.0));
   CHECK(out.dtype == NNP_F64);
   for (int i = 0; i < 3; i++) CHECK_NEAR(((double *)out.data)[i], xd[i] - lse, 1e-12);
@@ -150,7 +138,7 @@ static void test_softmax_large_and_types(void) {
   const int64_t d2[1] = {2};
   in = test_tensor(NNP_F16, 1, d2, xh);
   t = test_node_new("Softmax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK_NEAR(nnp_f16_to_f32(((uint16_t *)out.data)[0]), 0.26894142, 1e-3);
   CHECK_NEAR(nnp_f16_to_f32(((uint16_t *)out.data)[1]), 0.73105858, 1e-3);
   nnp_tensor_free(&out);
@@ -164,20 +152,20 @@ static void test_softmax_errors(void) {
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Softmax");
   test_attr_int(&t, "axis", 2);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
-  CHECK(run(&t, 11, 1, ins, &out) == NNP_OK); /* axis == rank is fine before 13 */
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 11, 1, ins, &out) == NNP_OK); /* axis == rank is fine before 13 */
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("Softmax");
   test_attr_int(&t, "axis", -3);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
-  CHECK(run(&t, 11, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 11, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&in);
 
   in = test_tensor(NNP_I32, 2, d, NULL);
   t = test_node_new("Softmax");
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_UNSUPPORTED);
   test_node_free(&t);
   nnp_tensor_free(&in);
 }
@@ -195,19 +183,19 @@ static void test_reduce_sum_axes_input(void) {
 
   test_node t = test_node_new("ReduceSum");
   test_attr_int(&t, "keepdims", 0);
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   const int64_t d2[1] = {2};
-  CHECK(shape_is(&out, 1, d2));
+  CHECK(test_shape_is(&out, 1, d2));
   const float w1[2] = {6, 15};
   CHECK(test_max_abs_diff(&out, w1, 2) == 0);
   nnp_tensor_free(&out);
   /* no axes input: reduce all */
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.rank == 0 && ((float *)out.data)[0] == 21);
   nnp_tensor_free(&out);
   /* an empty axes tensor: reduce all too */
   ins[1] = &empty_axes;
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   CHECK(out.rank == 0 && ((float *)out.data)[0] == 21);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -215,8 +203,8 @@ static void test_reduce_sum_axes_input(void) {
   /* noop_with_empty_axes = 1 with empty axes: identity */
   t = test_node_new("ReduceSum");
   test_attr_int(&t, "noop_with_empty_axes", 1);
-  CHECK_OK(run(&t, 13, 2, ins, &out));
-  CHECK(shape_is(&out, 2, d));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
+  CHECK(test_shape_is(&out, 2, d));
   CHECK(test_max_abs_diff(&out, x, 6) == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -229,21 +217,21 @@ static void test_reduce_sum_axes_input(void) {
   CHECK(nnp_op_infer(t.n, 13, 2, ins, 1, &o, NULL) == NNP_ERR_UNSUPPORTED);
   /* axes input before opset 13 is an error */
   ins[1] = &axes;
-  CHECK(run(&t, 11, 2, ins, &out) == NNP_ERR_FORMAT);
+  CHECK(test_run(&t, 11, 2, ins, &out) == NNP_ERR_FORMAT);
   test_node_free(&t);
 
   /* attribute form before opset 13 */
   t = test_node_new("ReduceSum");
   const int64_t a0[1] = {0};
   test_attr_ints(&t, "axes", 1, a0);
-  CHECK_OK(run(&t, 11, 1, ins, &out));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
   const int64_t d13[2] = {1, 3};
-  CHECK(shape_is(&out, 2, d13));
+  CHECK(test_shape_is(&out, 2, d13));
   const float w2[3] = {5, 7, 9};
   CHECK(test_max_abs_diff(&out, w2, 3) == 0);
   nnp_tensor_free(&out);
   /* ...and an error at opset 13 */
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT);
   test_node_free(&t);
 
   nnp_tensor_free(&in);
@@ -264,12 +252,12 @@ static void test_reduce_attr_ops(void) {
   for (int c = 0; c < 4; c++) {
     test_node t = test_node_new(cases[c].op);
     test_attr_ints(&t, "axes", 1, am2);
-    CHECK_OK(run(&t, 13, 1, ins, &out));
-    CHECK(shape_is(&out, 2, d13));
+    CHECK_OK(test_run(&t, 13, 1, ins, &out));
+    CHECK(test_shape_is(&out, 2, d13));
     CHECK_MSG(test_max_abs_diff(&out, cases[c].want, 3) < 1e-6, "%s", cases[c].op);
     nnp_tensor_free(&out);
     /* opset 18: axes moved to an input, so the attribute is rejected */
-    CHECK(run(&t, 18, 1, ins, &out) == NNP_ERR_FORMAT);
+    CHECK(test_run(&t, 18, 1, ins, &out) == NNP_ERR_FORMAT);
     test_node_free(&t);
   }
   /* opset 18 with an axes input */
@@ -278,7 +266,7 @@ static void test_reduce_attr_ops(void) {
   const nnp_tensor *ins2[2] = {&in, &axes};
   test_node t = test_node_new("ReduceMax");
   test_attr_int(&t, "keepdims", 0);
-  CHECK_OK(run(&t, 18, 2, ins2, &out));
+  CHECK_OK(test_run(&t, 18, 2, ins2, &out));
   const float w[2] = {3, 6};
   CHECK(test_max_abs_diff(&out, w, 2) == 0);
   nnp_tensor_free(&out);
@@ -294,20 +282,20 @@ static void test_reduce_errors(void) {
   const int64_t dup[2] = {1, -1}, big[1] = {2}, neg[1] = {-3};
   test_node t = test_node_new("ReduceMean");
   test_attr_ints(&t, "axes", 2, dup);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   t = test_node_new("ReduceMean");
   test_attr_ints(&t, "axes", 1, big);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   t = test_node_new("ReduceMin");
   test_attr_ints(&t, "axes", 1, neg);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&in);
   in = test_tensor(NNP_BOOL, 2, d, NULL);
   t = test_node_new("ReduceSum");
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_UNSUPPORTED);
   test_node_free(&t);
   nnp_tensor_free(&in);
 }
@@ -355,7 +343,7 @@ static void test_reduce_exhaustive(void) {
         const nnp_tensor *ins[2] = {&in, &at};
         test_node t = test_node_new(ops[o]);
         test_attr_int(&t, "keepdims", keep);
-        nnp_status st = run(&t, 18, 2, ins, &out);
+        nnp_status st = test_run(&t, 18, 2, ins, &out);
         CHECK_OK(st);
         if (st == NNP_OK) {
           int64_t out_n = nnp_tensor_numel(&out);
@@ -380,7 +368,7 @@ static void test_reduce_ints_and_special(void) {
   nnp_tensor in = test_tensor(NNP_I64, 1, d3, xi), out;
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("ReduceSum");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.dtype == NNP_I64 && out.rank == 1 && ((int64_t *)out.data)[0] == ((int64_t)1 << 60) + 4);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -392,12 +380,12 @@ static void test_reduce_ints_and_special(void) {
   in = test_tensor(NNP_I32, 1, d4, x32);
   t = test_node_new("ReduceProd");
   test_attr_int(&t, "keepdims", 0);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.rank == 0 && ((int32_t *)out.data)[0] == 120);
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("ReduceMean");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((int32_t *)out.data)[0] == 1); /* 4 / 4 */
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -406,12 +394,12 @@ static void test_reduce_ints_and_special(void) {
   const uint8_t x8[4] = {200, 7, 255, 0};
   in = test_tensor(NNP_U8, 1, d4, x8);
   t = test_node_new("ReduceMax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((uint8_t *)out.data)[0] == 255);
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("ReduceMin");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((uint8_t *)out.data)[0] == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -421,7 +409,7 @@ static void test_reduce_ints_and_special(void) {
   const float xn[3] = {1, NAN, 2};
   in = test_tensor(NNP_F32, 1, d3, xn);
   t = test_node_new("ReduceMax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(isnan(((float *)out.data)[0]));
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -436,11 +424,11 @@ static void test_reduce_ints_and_special(void) {
   for (int i = 0; i < 3; i++) {
     t = test_node_new(ops[i]);
     test_attr_ints(&t, "axes", 1, a0);
-    nnp_status st = run(&t, 12, 1, ins, &out); /* ReduceSum axes is an attribute before 13 */
+    nnp_status st = test_run(&t, 12, 1, ins, &out); /* ReduceSum axes is an attribute before 13 */
     CHECK_OK(st);
     if (st == NNP_OK) {
       const int64_t d12[2] = {1, 2};
-      CHECK(shape_is(&out, 2, d12));
+      CHECK(test_shape_is(&out, 2, d12));
       CHECK(((float *)out.data)[0] == want[i] && ((float *)out.data)[1] == want[i]);
       nnp_tensor_free(&out);
     }
@@ -452,7 +440,7 @@ static void test_reduce_ints_and_special(void) {
   const float s = 4;
   in = test_tensor(NNP_F32, 0, NULL, &s);
   t = test_node_new("ReduceMean");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.rank == 0 && ((float *)out.data)[0] == 4);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -469,9 +457,9 @@ static void test_argmax(void) {
 
   /* default axis 0, keepdims 1 */
   test_node t = test_node_new("ArgMax");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   const int64_t d13[2] = {1, 3};
-  CHECK(out.dtype == NNP_I64 && shape_is(&out, 2, d13));
+  CHECK(out.dtype == NNP_I64 && test_shape_is(&out, 2, d13));
   const int64_t *y = out.data;
   CHECK(y[0] == 1 && y[1] == 1 && y[2] == 1);
   nnp_tensor_free(&out);
@@ -481,14 +469,14 @@ static void test_argmax(void) {
   t = test_node_new("ArgMax");
   test_attr_int(&t, "axis", -1);
   test_attr_int(&t, "keepdims", 0);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   const int64_t d2[1] = {2};
-  CHECK(shape_is(&out, 1, d2));
+  CHECK(test_shape_is(&out, 1, d2));
   y = out.data;
   CHECK(y[0] == 0 && y[1] == 1);
   nnp_tensor_free(&out);
   test_attr_int(&t, "select_last_index", 1);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   y = out.data;
   CHECK(y[0] == 2 && y[1] == 1);
   nnp_tensor_free(&out);
@@ -496,13 +484,13 @@ static void test_argmax(void) {
 
   t = test_node_new("ArgMin");
   test_attr_int(&t, "axis", 1);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   y = out.data;
   const int64_t d21[2] = {2, 1};
-  CHECK(shape_is(&out, 2, d21) && y[0] == 1 && y[1] == 0);
+  CHECK(test_shape_is(&out, 2, d21) && y[0] == 1 && y[1] == 0);
   nnp_tensor_free(&out);
   test_attr_int(&t, "select_last_index", 1);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   y = out.data;
   CHECK(y[0] == 1 && y[1] == 2);
   nnp_tensor_free(&out);
@@ -511,13 +499,13 @@ static void test_argmax(void) {
   /* errors: axis out of range, empty axis */
   t = test_node_new("ArgMax");
   test_attr_int(&t, "axis", 2);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&in);
   const int64_t d0[2] = {0, 3};
   in = test_tensor(NNP_F32, 2, d0, NULL);
   t = test_node_new("ArgMax");
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&in);
 
@@ -528,7 +516,7 @@ static void test_argmax(void) {
   t = test_node_new("ArgMin");
   test_attr_int(&t, "axis", 1);
   test_attr_int(&t, "keepdims", 0);
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   y = out.data;
   CHECK(y[0] == 0 && y[1] == 1 && y[2] == 1 && y[3] == 0);
   nnp_tensor_free(&out);

@@ -3,17 +3,6 @@
 
 #include <stdint.h>
 
-static nnp_status run(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in, nnp_tensor *out) {
-  return nnp_op_eval(t->n, opset, n_in, in, 1, out);
-}
-
-static bool shape_is(const nnp_tensor *t, int rank, const int64_t *dims) {
-  if (t->rank != rank) return false;
-  for (int i = 0; i < rank; i++)
-    if (t->dims[i] != dims[i]) return false;
-  return true;
-}
-
 static bool i64_are(const nnp_tensor *t, int n, const int64_t *v) {
   if (t->dtype != NNP_I64 || nnp_tensor_numel(t) != n) return false;
   for (int i = 0; i < n; i++)
@@ -44,7 +33,7 @@ static void shape_case(int64_t start, int64_t end, bool has_s, bool has_e, int n
   test_node t = test_node_new("Shape");
   if (has_s) test_attr_int(&t, "start", start);
   if (has_e) test_attr_int(&t, "end", end);
-  CHECK_OK(run(&t, 15, 1, ins, &out));
+  CHECK_OK(test_run(&t, 15, 1, ins, &out));
   CHECK_MSG(out.rank == 1 && out.dims[0] == n && i64_are(&out, n, want), "start %lld end %lld",
             (long long)start, (long long)end);
   nnp_tensor_free(&out);
@@ -68,7 +57,7 @@ static void test_shape_size(void) {
   nnp_tensor s = {.dtype = NNP_I8, .rank = 0}, out;
   const nnp_tensor *ins[1] = {&s};
   test_node t = test_node_new("Shape");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.dtype == NNP_I64 && out.rank == 1 && out.dims[0] == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -76,11 +65,11 @@ static void test_shape_size(void) {
   nnp_tensor x = {.dtype = NNP_F32, .rank = 3, .dims = {2, 3, 4}};
   ins[0] = &x;
   t = test_node_new("Size");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.dtype == NNP_I64 && out.rank == 0 && ((int64_t *)out.data)[0] == 24);
   nnp_tensor_free(&out);
   ins[0] = &s;
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((int64_t *)out.data)[0] == 1);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -95,14 +84,14 @@ static void test_constant(void) {
   const int64_t d[2] = {3, 2};
   test_node t = test_node_new("Constant");
   test_attr_tensor(&t, "value", test_tensor(NNP_I32, 2, d, v));
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
-  CHECK(out.dtype == NNP_I32 && shape_is(&out, 2, d) && !memcmp(out.data, v, sizeof v));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
+  CHECK(out.dtype == NNP_I32 && test_shape_is(&out, 2, d) && !memcmp(out.data, v, sizeof v));
   nnp_tensor_free(&out);
   test_node_free(&t);
 
   t = test_node_new("Constant");
   test_attr_float(&t, "value_float", 2.5f);
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
   CHECK(out.dtype == NNP_F32 && out.rank == 0 && ((float *)out.data)[0] == 2.5f);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -110,14 +99,14 @@ static void test_constant(void) {
   const float fv[3] = {1, -2, 3};
   t = test_node_new("Constant");
   test_attr_floats(&t, "value_floats", 3, fv);
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
   CHECK(out.dtype == NNP_F32 && out.rank == 1 && out.dims[0] == 3 && !memcmp(out.data, fv, sizeof fv));
   nnp_tensor_free(&out);
   test_node_free(&t);
 
   t = test_node_new("Constant");
   test_attr_int(&t, "value_int", -7);
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
   CHECK(out.dtype == NNP_I64 && out.rank == 0 && ((int64_t *)out.data)[0] == -7);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -125,7 +114,7 @@ static void test_constant(void) {
   const int64_t iv[2] = {5, INT64_MIN};
   t = test_node_new("Constant");
   test_attr_ints(&t, "value_ints", 2, iv);
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
   CHECK(out.rank == 1 && i64_are(&out, 2, iv));
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -133,7 +122,7 @@ static void test_constant(void) {
   /* empty value_ints: a zero-length vector */
   t = test_node_new("Constant");
   test_attr_ints(&t, "value_ints", 0, iv);
-  CHECK_OK(run(&t, 13, 0, NULL, &out));
+  CHECK_OK(test_run(&t, 13, 0, NULL, &out));
   CHECK(out.rank == 1 && out.dims[0] == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -141,19 +130,19 @@ static void test_constant(void) {
   /* errors */
   t = test_node_new("Constant");
   test_attr_string(&t, "value_string", "hi");
-  CHECK(run(&t, 13, 0, NULL, &out) == NNP_ERR_UNSUPPORTED);
+  CHECK(test_run(&t, 13, 0, NULL, &out) == NNP_ERR_UNSUPPORTED);
   test_node_free(&t);
   t = test_node_new("Constant");
-  CHECK(run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
+  CHECK(test_run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
   test_node_free(&t);
   t = test_node_new("Constant");
   test_attr_int(&t, "value_int", 1);
   test_attr_float(&t, "value_float", 1);
-  CHECK(run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
+  CHECK(test_run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
   test_node_free(&t);
   t = test_node_new("Constant");
   test_attr_int(&t, "value_floats", 1); /* wrong attribute type */
-  CHECK(run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
+  CHECK(test_run(&t, 13, 0, NULL, &out) == NNP_ERR_FORMAT);
   test_node_free(&t);
 }
 
@@ -165,9 +154,9 @@ static void test_constant_of_shape(void) {
   const nnp_tensor *ins[1] = {&shp};
 
   test_node t = test_node_new("ConstantOfShape");
-  CHECK_OK(run(&t, 9, 1, ins, &out));
+  CHECK_OK(test_run(&t, 9, 1, ins, &out));
   const float zeros[6] = {0};
-  CHECK(out.dtype == NNP_F32 && shape_is(&out, 2, sv) && test_max_abs_diff(&out, zeros, 6) == 0);
+  CHECK(out.dtype == NNP_F32 && test_shape_is(&out, 2, sv) && test_max_abs_diff(&out, zeros, 6) == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
 
@@ -175,8 +164,8 @@ static void test_constant_of_shape(void) {
   const int32_t seven = 7;
   t = test_node_new("ConstantOfShape");
   test_attr_tensor(&t, "value", test_tensor(NNP_I32, 1, one, &seven));
-  CHECK_OK(run(&t, 9, 1, ins, &out));
-  CHECK(out.dtype == NNP_I32 && shape_is(&out, 2, sv));
+  CHECK_OK(test_run(&t, 9, 1, ins, &out));
+  CHECK(out.dtype == NNP_I32 && test_shape_is(&out, 2, sv));
   bool ok = true;
   for (int i = 0; i < 6; i++) ok = ok && ((int32_t *)out.data)[i] == 7;
   CHECK(ok);
@@ -185,13 +174,13 @@ static void test_constant_of_shape(void) {
 
   /* shape [] gives a scalar; shape [0] an empty vector */
   shp = i64_vec(0, NULL);
-  CHECK_OK(run(&t, 9, 1, ins, &out));
+  CHECK_OK(test_run(&t, 9, 1, ins, &out));
   CHECK(out.rank == 0 && ((int32_t *)out.data)[0] == 7);
   nnp_tensor_free(&out);
   nnp_tensor_free(&shp);
   const int64_t z[1] = {0};
   shp = i64_vec(1, z);
-  CHECK_OK(run(&t, 9, 1, ins, &out));
+  CHECK_OK(test_run(&t, 9, 1, ins, &out));
   CHECK(out.rank == 1 && out.dims[0] == 0);
   nnp_tensor_free(&out);
   nnp_tensor_free(&shp);
@@ -199,11 +188,11 @@ static void test_constant_of_shape(void) {
   /* errors: negative dim, huge, runtime shape */
   const int64_t neg[2] = {2, -1};
   shp = i64_vec(2, neg);
-  CHECK(run(&t, 9, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 9, 1, ins, &out) == NNP_ERR_SHAPE);
   nnp_tensor_free(&shp);
   const int64_t huge[3] = {1 << 30, 1 << 30, 1 << 30};
   shp = i64_vec(3, huge);
-  CHECK(run(&t, 9, 1, ins, &out) == NNP_ERR_LIMIT);
+  CHECK(test_run(&t, 9, 1, ins, &out) == NNP_ERR_LIMIT);
   nnp_tensor_free(&shp);
   nnp_tensor rt = {.dtype = NNP_I64, .rank = 1, .dims = {2}};
   ins[0] = &rt;
@@ -217,7 +206,7 @@ static void test_constant_of_shape(void) {
   ins[0] = &shp;
   t = test_node_new("ConstantOfShape");
   test_attr_tensor(&t, "value", test_tensor(NNP_F32, 1, d2, two));
-  CHECK(run(&t, 9, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 9, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&shp);
 }
@@ -233,9 +222,9 @@ static nnp_status reshape_to(int n, const int64_t *shape, int allowzero, int ran
   const nnp_tensor *ins[2] = {&in, &shp};
   test_node t = test_node_new("Reshape");
   if (allowzero >= 0) test_attr_int(&t, "allowzero", allowzero);
-  nnp_status st = run(&t, 14, 2, ins, &out);
+  nnp_status st = test_run(&t, 14, 2, ins, &out);
   if (st == NNP_OK) {
-    CHECK(shape_is(&out, rank_want, want));
+    CHECK(test_shape_is(&out, rank_want, want));
     CHECK(test_max_abs_diff(&out, x, 24) == 0);
     nnp_tensor_free(&out);
   }
@@ -282,8 +271,8 @@ static void test_reshape(void) {
   const nnp_tensor *ins[2] = {&in, &shp};
   test_node t = test_node_new("Reshape");
   test_attr_int(&t, "allowzero", 1);
-  CHECK_OK(run(&t, 14, 2, ins, &out));
-  CHECK(shape_is(&out, 2, s30) && out.dtype == NNP_U8);
+  CHECK_OK(test_run(&t, 14, 2, ins, &out));
+  CHECK(test_shape_is(&out, 2, s30) && out.dtype == NNP_U8);
   nnp_tensor_free(&out);
   test_node_free(&t);
   nnp_tensor_free(&in);
@@ -295,10 +284,10 @@ static void test_reshape(void) {
   in = test_tensor(NNP_F16, 1, d4, h);
   t = test_node_new("Reshape");
   test_attr_ints(&t, "shape", 2, s22);
-  CHECK_OK(run(&t, 4, 1, ins, &out));
-  CHECK(out.dtype == NNP_F16 && shape_is(&out, 2, s22) && !memcmp(out.data, h, sizeof h));
+  CHECK_OK(test_run(&t, 4, 1, ins, &out));
+  CHECK(out.dtype == NNP_F16 && test_shape_is(&out, 2, s22) && !memcmp(out.data, h, sizeof h));
   nnp_tensor_free(&out);
-  CHECK(run(&t, 14, 1, ins, &out) == NNP_ERR_FORMAT); /* shape input missing */
+  CHECK(test_run(&t, 14, 1, ins, &out) == NNP_ERR_FORMAT); /* shape input missing */
   test_node_free(&t);
   nnp_tensor_free(&in);
 
@@ -326,19 +315,19 @@ static void test_flatten(void) {
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     test_node t = test_node_new("Flatten");
     if (c[i].has) test_attr_int(&t, "axis", c[i].axis);
-    CHECK_OK(run(&t, 13, 1, ins, &out));
+    CHECK_OK(test_run(&t, 13, 1, ins, &out));
     const int64_t w[2] = {c[i].a, c[i].b};
-    CHECK_MSG(shape_is(&out, 2, w) && !memcmp(out.data, in.data, 120 * 8), "axis %lld", (long long)c[i].axis);
+    CHECK_MSG(test_shape_is(&out, 2, w) && !memcmp(out.data, in.data, 120 * 8), "axis %lld", (long long)c[i].axis);
     nnp_tensor_free(&out);
     test_node_free(&t);
   }
   test_node t = test_node_new("Flatten");
   test_attr_int(&t, "axis", 5);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   t = test_node_new("Flatten");
   test_attr_int(&t, "axis", -5);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_SHAPE);
   test_node_free(&t);
   nnp_tensor_free(&in);
 }
@@ -352,26 +341,26 @@ static void test_squeeze(void) {
   const nnp_tensor *ins[2] = {&in, NULL};
 
   test_node t = test_node_new("Squeeze");
-  CHECK_OK(run(&t, 13, 1, ins, &out)); /* no axes: all 1-dims */
+  CHECK_OK(test_run(&t, 13, 1, ins, &out)); /* no axes: all 1-dims */
   const int64_t w1[2] = {3, 2};
-  CHECK(shape_is(&out, 2, w1) && out.dtype == NNP_BOOL && !memcmp(out.data, in.data, 6));
+  CHECK(test_shape_is(&out, 2, w1) && out.dtype == NNP_BOOL && !memcmp(out.data, in.data, 6));
   nnp_tensor_free(&out);
   const int64_t am2[1] = {-2};
   nnp_tensor ax = i64_vec(1, am2);
   ins[1] = &ax;
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   const int64_t w2[3] = {1, 3, 2};
-  CHECK(shape_is(&out, 3, w2));
+  CHECK(test_shape_is(&out, 3, w2));
   nnp_tensor_free(&out);
   nnp_tensor_free(&ax);
   const int64_t bad[1] = {1};
   ax = i64_vec(1, bad);
-  CHECK(run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE); /* dim 1 is 3 */
+  CHECK(test_run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE); /* dim 1 is 3 */
   nnp_tensor_free(&ax);
   const int64_t dup[2] = {0, -4};
   ax = i64_vec(2, dup);
-  CHECK(run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
-  CHECK(run(&t, 11, 2, ins, &out) == NNP_ERR_FORMAT); /* input before opset 13 */
+  CHECK(test_run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 11, 2, ins, &out) == NNP_ERR_FORMAT); /* input before opset 13 */
   nnp_tensor_free(&ax);
   test_node_free(&t);
 
@@ -379,10 +368,10 @@ static void test_squeeze(void) {
   t = test_node_new("Squeeze");
   const int64_t a0[2] = {0, 2};
   test_attr_ints(&t, "axes", 2, a0);
-  CHECK_OK(run(&t, 11, 1, ins, &out));
-  CHECK(shape_is(&out, 2, w1));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
+  CHECK(test_shape_is(&out, 2, w1));
   nnp_tensor_free(&out);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT); /* attribute at opset 13 */
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT); /* attribute at opset 13 */
   test_node_free(&t);
   nnp_tensor_free(&in);
 }
@@ -396,40 +385,40 @@ static void test_unsqueeze(void) {
   const nnp_tensor *ins[2] = {&in, &ax};
 
   test_node t = test_node_new("Unsqueeze");
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   const int64_t w1[4] = {1, 3, 1, 4};
-  CHECK(shape_is(&out, 4, w1) && !memcmp(out.data, in.data, 48));
+  CHECK(test_shape_is(&out, 4, w1) && !memcmp(out.data, in.data, 48));
   nnp_tensor_free(&out);
   nnp_tensor_free(&ax);
   const int64_t a2[2] = {0, -1};
   ax = i64_vec(2, a2);
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   const int64_t w2[4] = {1, 3, 4, 1};
-  CHECK(shape_is(&out, 4, w2));
+  CHECK(test_shape_is(&out, 4, w2));
   nnp_tensor_free(&out);
   nnp_tensor_free(&ax);
   const int64_t dup[2] = {1, -3};
   ax = i64_vec(2, dup);
-  CHECK(run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
   nnp_tensor_free(&ax);
   const int64_t oor[1] = {3};
   ax = i64_vec(1, oor);
-  CHECK(run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 13, 2, ins, &out) == NNP_ERR_SHAPE);
   nnp_tensor_free(&ax);
   const int64_t many[7] = {0, 1, 2, 3, 4, 5, 6};
   ax = i64_vec(7, many);
-  CHECK(run(&t, 13, 2, ins, &out) == NNP_ERR_LIMIT);
+  CHECK(test_run(&t, 13, 2, ins, &out) == NNP_ERR_LIMIT);
   nnp_tensor_free(&ax);
-  CHECK(run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT); /* axes required */
+  CHECK(test_run(&t, 13, 1, ins, &out) == NNP_ERR_FORMAT); /* axes required */
   test_node_free(&t);
 
   /* opset 11 attribute */
   t = test_node_new("Unsqueeze");
   const int64_t a3[1] = {2};
   test_attr_ints(&t, "axes", 1, a3);
-  CHECK_OK(run(&t, 11, 1, ins, &out));
+  CHECK_OK(test_run(&t, 11, 1, ins, &out));
   const int64_t w3[3] = {3, 4, 1};
-  CHECK(shape_is(&out, 3, w3));
+  CHECK(test_shape_is(&out, 3, w3));
   nnp_tensor_free(&out);
   test_node_free(&t);
   nnp_tensor_free(&in);
@@ -442,7 +431,7 @@ static void test_unsqueeze(void) {
   ins[0] = &in;
   ins[1] = &ax;
   t = test_node_new("Unsqueeze");
-  CHECK_OK(run(&t, 13, 2, ins, &out));
+  CHECK_OK(test_run(&t, 13, 2, ins, &out));
   CHECK(out.rank == 1 && out.dims[0] == 1 && ((double *)out.data)[0] == 1.5);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -460,7 +449,7 @@ static void test_range(void) {
              td = test_tensor(NNP_I32, 0, NULL, &dl);
   const nnp_tensor *ins[3] = {&ts, &tl, &td};
   test_node t = test_node_new("Range");
-  CHECK_OK(run(&t, 11, 3, ins, &out));
+  CHECK_OK(test_run(&t, 11, 3, ins, &out));
   CHECK(out.dtype == NNP_I32 && out.rank == 1 && out.dims[0] == 2);
   CHECK(((int32_t *)out.data)[0] == 10 && ((int32_t *)out.data)[1] == 7);
   nnp_tensor_free(&out);
@@ -473,13 +462,13 @@ static void test_range(void) {
   ts = test_tensor(NNP_F32, 0, NULL, &fs);
   tl = test_tensor(NNP_F32, 0, NULL, &fl);
   td = test_tensor(NNP_F32, 0, NULL, &fd);
-  CHECK_OK(run(&t, 11, 3, ins, &out));
+  CHECK_OK(test_run(&t, 11, 3, ins, &out));
   const float w[2] = {3, 6};
   CHECK(out.dims[0] == 2 && test_max_abs_diff(&out, w, 2) == 0);
   nnp_tensor_free(&out);
   nnp_tensor_free(&td);
   td = test_tensor(NNP_F32, 0, NULL, &fd_neg);
-  CHECK_OK(run(&t, 11, 3, ins, &out));
+  CHECK_OK(test_run(&t, 11, 3, ins, &out));
   CHECK(out.rank == 1 && out.dims[0] == 0);
   nnp_tensor_free(&out);
 
@@ -493,11 +482,11 @@ static void test_range(void) {
   /* delta 0, mixed types */
   const float zero = 0;
   td = test_tensor(NNP_F32, 0, NULL, &zero);
-  CHECK(run(&t, 11, 3, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 11, 3, ins, &out) == NNP_ERR_SHAPE);
   nnp_tensor_free(&td);
   const int32_t one = 1;
   td = test_tensor(NNP_I32, 0, NULL, &one);
-  CHECK(run(&t, 11, 3, ins, &out) == NNP_ERR_SHAPE);
+  CHECK(test_run(&t, 11, 3, ins, &out) == NNP_ERR_SHAPE);
   nnp_tensor_free(&td);
   nnp_tensor_free(&ts);
   nnp_tensor_free(&tl);
@@ -507,10 +496,10 @@ static void test_range(void) {
   ts = test_tensor(NNP_I64, 0, NULL, &smin);
   tl = test_tensor(NNP_I64, 0, NULL, &smax);
   td = test_tensor(NNP_I64, 0, NULL, &d1);
-  CHECK(run(&t, 11, 3, ins, &out) == NNP_ERR_LIMIT);
+  CHECK(test_run(&t, 11, 3, ins, &out) == NNP_ERR_LIMIT);
   nnp_tensor_free(&td);
   td = test_tensor(NNP_I64, 0, NULL, &dbig);
-  CHECK_OK(run(&t, 11, 3, ins, &out)); /* MIN, -1, MAX-1 */
+  CHECK_OK(test_run(&t, 11, 3, ins, &out)); /* MIN, -1, MAX-1 */
   CHECK(out.dims[0] == 3);
   if (out.dims[0] == 3) {
     const int64_t *y = out.data;

@@ -7,18 +7,13 @@
 static const int64_t D6[1] = {6};
 
 /* Evaluates node t on n_in inputs with one output. */
-static nnp_status run(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in,
-                      nnp_tensor *out) {
-  return nnp_op_eval(t->n, opset, n_in, in, 1, out);
-}
-
 /* Runs op (already configured in t) on a float32 vector and compares with want. */
 static void check_f32_node(test_node *t, int64_t opset, const float *x, int n, const float *want,
                            double tol, const char *what) {
   const int64_t d[1] = {n};
   nnp_tensor in = test_tensor(NNP_F32, 1, d, x), out;
   const nnp_tensor *ins[1] = {&in};
-  nnp_status st = run(t, opset, 1, ins, &out);
+  nnp_status st = test_run(t, opset, 1, ins, &out);
   CHECK_MSG(st == NNP_OK, "%s: %s", what, nnp_last_error());
   if (st == NNP_OK) {
     CHECK_MSG(out.dtype == NNP_F32 && out.rank == 1 && out.dims[0] == n, "%s: shape", what);
@@ -42,7 +37,7 @@ static void check_f32(const char *op, const float *x, int n, const float *want, 
 /* The status of evaluating op on one input tensor (output freed). */
 static nnp_status status_of(test_node *t, int64_t opset, int n_in, const nnp_tensor *const *in) {
   nnp_tensor out;
-  nnp_status st = run(t, opset, n_in, in, &out);
+  nnp_status st = test_run(t, opset, n_in, in, &out);
   if (st == NNP_OK) nnp_tensor_free(&out);
   return st;
 }
@@ -167,7 +162,7 @@ static void test_other_float_types(void) {
   nnp_tensor in = test_tensor(NNP_F64, 1, d4, xd), out;
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Sigmoid");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.dtype == NNP_F64);
   for (int i = 0; i < 4; i++) CHECK_NEAR(((double *)out.data)[i], 1 / (1 + exp(-xd[i])), 1e-15);
   nnp_tensor_free(&out);
@@ -178,7 +173,7 @@ static void test_other_float_types(void) {
   for (int i = 0; i < 4; i++) xh[i] = nnp_f32_to_f16((float)xd[i]);
   in = test_tensor(NNP_F16, 1, d4, xh);
   t = test_node_new("Exp");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.dtype == NNP_F16);
   for (int i = 0; i < 4; i++)
     CHECK_NEAR(nnp_f16_to_f32(((uint16_t *)out.data)[i]), exp(xd[i]), 4e-3);
@@ -198,7 +193,7 @@ static void test_other_float_types(void) {
   const float s = -4.0f;
   in = test_tensor(NNP_F32, 0, NULL, &s);
   t = test_node_new("Abs");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(out.rank == 0 && ((float *)out.data)[0] == 4.0f);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -211,19 +206,19 @@ static void test_int_unary(void) {
   nnp_tensor in = test_tensor(NNP_I8, 1, d4, x8), out;
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Abs");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   const int8_t *y8 = out.data;
   CHECK(y8[0] == -128 && y8[1] == 5 && y8[2] == 0 && y8[3] == 7); /* numpy wraps -128 */
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("Neg");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   y8 = out.data;
   CHECK(y8[0] == -128 && y8[1] == 5 && y8[2] == 0 && y8[3] == -7);
   nnp_tensor_free(&out);
   test_node_free(&t);
   t = test_node_new("Relu");
-  CHECK_OK(run(&t, 14, 1, ins, &out));
+  CHECK_OK(test_run(&t, 14, 1, ins, &out));
   y8 = out.data;
   CHECK(y8[0] == 0 && y8[1] == 0 && y8[2] == 0 && y8[3] == 7);
   nnp_tensor_free(&out);
@@ -234,7 +229,7 @@ static void test_int_unary(void) {
   const int64_t d2[1] = {2};
   in = test_tensor(NNP_I64, 1, d2, x64);
   t = test_node_new("Neg");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((int64_t *)out.data)[0] == INT64_MIN && ((int64_t *)out.data)[1] == 3);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -243,7 +238,7 @@ static void test_int_unary(void) {
   const uint8_t xu[2] = {200, 3};
   in = test_tensor(NNP_U8, 1, d2, xu);
   t = test_node_new("Abs");
-  CHECK_OK(run(&t, 13, 1, ins, &out));
+  CHECK_OK(test_run(&t, 13, 1, ins, &out));
   CHECK(((uint8_t *)out.data)[0] == 200 && ((uint8_t *)out.data)[1] == 3);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -276,24 +271,24 @@ static void test_clip(void) {
   const nnp_tensor *max_only[3] = {&in, NULL, &thi};
   const nnp_tensor *min_only[2] = {&in, &tlo};
   t = test_node_new("Clip");
-  CHECK_OK(run(&t, 13, 3, both, &out));
+  CHECK_OK(test_run(&t, 13, 3, both, &out));
   const float *y = out.data;
   CHECK(y[0] == -1.0f && y[1] == -1.0f && y[2] == 0 && y[3] == 0.5f && y[4] == 0.75f && isnan(y[5]));
   nnp_tensor_free(&out);
-  CHECK_OK(run(&t, 13, 3, max_only, &out));
+  CHECK_OK(test_run(&t, 13, 3, max_only, &out));
   y = out.data;
   CHECK(y[0] == -3.0f && y[4] == 0.75f);
   nnp_tensor_free(&out);
-  CHECK_OK(run(&t, 13, 2, min_only, &out));
+  CHECK_OK(test_run(&t, 13, 2, min_only, &out));
   y = out.data;
   CHECK(y[0] == -1.0f && y[4] == 2.0f);
   nnp_tensor_free(&out);
-  CHECK_OK(run(&t, 13, 1, both, &out));
+  CHECK_OK(test_run(&t, 13, 1, both, &out));
   CHECK(memcmp(out.data, x, 5 * sizeof(float)) == 0);
   nnp_tensor_free(&out);
   /* min > max: numpy gives max everywhere */
   const nnp_tensor *swapped[3] = {&in, &thi, &tlo};
-  CHECK_OK(run(&t, 13, 3, swapped, &out));
+  CHECK_OK(test_run(&t, 13, 3, swapped, &out));
   y = out.data;
   CHECK(y[0] == -1.0f && y[2] == -1.0f && y[4] == -1.0f);
   nnp_tensor_free(&out);
@@ -324,15 +319,15 @@ static void test_clip(void) {
   thi = test_tensor(NNP_I8, 1, (const int64_t[]){1}, &ihi); /* [1] accepted as scalar */
   t = test_node_new("Clip");
   const nnp_tensor *iboth[3] = {&in, &tlo, &thi};
-  CHECK_OK(run(&t, 13, 3, iboth, &out));
+  CHECK_OK(test_run(&t, 13, 3, iboth, &out));
   const int8_t *yi = out.data;
   CHECK(yi[0] == -5 && yi[1] == -5 && yi[2] == 6 && yi[3] == 6);
   nnp_tensor_free(&out);
-  CHECK_OK(run(&t, 13, 1, iboth, &out));
+  CHECK_OK(test_run(&t, 13, 1, iboth, &out));
   CHECK(memcmp(out.data, xi, 4) == 0);
   nnp_tensor_free(&out);
   const nnp_tensor *imax[3] = {&in, NULL, &thi};
-  CHECK_OK(run(&t, 13, 3, imax, &out));
+  CHECK_OK(test_run(&t, 13, 3, imax, &out));
   yi = out.data;
   CHECK(yi[0] == -128 && yi[3] == 6);
   nnp_tensor_free(&out);
@@ -348,7 +343,7 @@ static void test_not_identity(void) {
   nnp_tensor in = test_tensor(NNP_BOOL, 2, d, b), out;
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Not");
-  CHECK_OK(run(&t, 1, 1, ins, &out));
+  CHECK_OK(test_run(&t, 1, 1, ins, &out));
   const uint8_t *y = out.data;
   CHECK(out.dtype == NNP_BOOL && out.rank == 2 && y[0] == 1 && y[1] == 0 && y[2] == 0 && y[3] == 1);
   nnp_tensor_free(&out);
@@ -364,7 +359,7 @@ static void test_not_identity(void) {
   const int64_t v[3] = {INT64_MIN, 0, INT64_MAX};
   in = test_tensor(NNP_I64, 1, (const int64_t[]){3}, v);
   t = test_node_new("Identity");
-  CHECK_OK(run(&t, 16, 1, ins, &out));
+  CHECK_OK(test_run(&t, 16, 1, ins, &out));
   CHECK(out.dtype == NNP_I64 && memcmp(out.data, v, sizeof v) == 0);
   nnp_tensor_free(&out);
   test_node_free(&t);
@@ -417,7 +412,7 @@ static nnp_status cast(nnp_dtype src, const void *data, int n, int64_t to, nnp_t
   const nnp_tensor *ins[1] = {&in};
   test_node t = test_node_new("Cast");
   test_attr_int(&t, "to", to);
-  nnp_status st = run(&t, 13, 1, ins, out);
+  nnp_status st = test_run(&t, 13, 1, ins, out);
   test_node_free(&t);
   nnp_tensor_free(&in);
   return st;
