@@ -36,6 +36,13 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Whether the current plan is one of the cached ones (else it is the load-time plan). */
+static int current_is_cached(const native_state *s) {
+  for (int k = 0; k < NATIVE_PLAN_CACHE; k++)
+    if (s->cache[k].plan == s->plan) return 1;
+  return 0;
+}
+
 static nnp_status native_probe(char *version, size_t n) {
   snprintf(version, n, "nnperf %s (reference kernels)", NNP_VERSION);
   return NNP_OK;
@@ -44,12 +51,8 @@ static nnp_status native_probe(char *version, size_t n) {
 static void native_unload(void *state) {
   native_state *s = state;
   if (!s) return;
-  int cached = 0;
-  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) {
-    cached |= s->cache[k].plan == s->plan;
-    nnp_plan_destroy(s->cache[k].plan);
-  }
-  if (!cached) nnp_plan_destroy(s->plan);
+  if (!current_is_cached(s)) nnp_plan_destroy(s->plan);
+  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) nnp_plan_destroy(s->cache[k].plan);
   nnp_graph_destroy(s->g);
   nnp_free(s);
 }
@@ -102,9 +105,7 @@ static nnp_status native_reshape(void *st, int i, int rank, const int64_t *dims)
     if (!c->plan || c->last_used < s->cache[victim].last_used) victim = k;
   }
   /* a miss: compile for this shape (the static plan from load is replaced too) */
-  int cached = 0;
-  for (int k = 0; k < NATIVE_PLAN_CACHE; k++) cached |= s->cache[k].plan == s->plan;
-  if (!cached) {
+  if (!current_is_cached(s)) {
     nnp_plan_destroy(s->plan);
     s->plan = NULL;
   }

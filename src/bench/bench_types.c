@@ -68,7 +68,7 @@ void nnp_bench_result_free(nnp_bench_result *r) {
   r->n_rows = r->cap_rows = 0;
 }
 
-static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
+uint64_t nnp_mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -85,9 +85,9 @@ void nnp_fill_seeded(nnp_tensor *t, uint64_t seed) {
   if (t->dtype == NNP_F32) { /* the common case without the per-element type switch */
     float *x = t->data;
     for (int64_t i = 0; i < n; i++)
-      x[i] = (float)(2.0 * ((double)(mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
+      x[i] = (float)(2.0 * ((double)(nnp_mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
     return;
   }
   for (int64_t i = 0; i < n; i++)
-    nnp_tensor_set_f64(t, i, 2.0 * ((double)(mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
+    nnp_tensor_set_f64(t, i, 2.0 * ((double)(nnp_mix64(base + (uint64_t)i) >> 11) * 0x1p-53) - 1.0);
 }

@@ -180,7 +180,7 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
   fprintf(f, "run\n");
 }
 
-nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
+void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
   memset(row, 0, sizeof *row);
   snprintf(row->backend, sizeof row->backend, "%s", req->backend);
   row->precision = req->precision;
@@ -192,6 +192,10 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   row->spawn_to_ready_s = row->parse_s = row->compile_s = row->load_s = row->first_s = row->cold_start_s = -1;
   row->peak_rss_bytes = row->vmhwm_bytes = -1;
   row->exit_status = -1;
+}
+
+nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
+  nnp_row_init(req, row);
 
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe))

@@ -36,6 +36,10 @@ typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total
 /* Set by a SIGINT/SIGTERM handler: the current worker is killed and the row marked. */
 extern volatile sig_atomic_t nnp_bench_interrupted;
 
+/* Fills a row's configuration (backend, precision, threads, batch, scenario, label) from
+ * req, with every measurement unset; used for rows that never reach a worker as well. */
+void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row);
+
 /* Runs one row in one worker process. Fills *row completely (the caller frees it with
  * nnp_bench_row_free); returns NNP_OK unless the parent could not even start a worker. */
 nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud);

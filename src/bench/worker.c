@@ -189,12 +189,6 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
   return st;
 }
 
-static uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /* What one inference of a dynamic-shape scenario needs. */
 typedef struct dyn_ctx {
   const nnp_backend_vtable *vt;
@@ -208,7 +202,7 @@ typedef struct dyn_ctx {
 static void dyn_draw(const worker_spec *sp, long it, int64_t *dims) {
   for (int k = 0; k < sp->dyn_rank; k++) {
     uint64_t span = (uint64_t)(sp->dyn_hi[k] - sp->dyn_lo[k] + 1);
-    dims[k] = sp->dyn_lo[k] + (int64_t)(mix64(sp->seed * 0x9E3779B97F4A7C15ull + (uint64_t)it * 64 + (uint64_t)k) % span);
+    dims[k] = sp->dyn_lo[k] + (int64_t)(nnp_mix64(sp->seed * 0x9E3779B97F4A7C15ull + (uint64_t)it * 64 + (uint64_t)k) % span);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "bench/accuracy.h"
 #include "bench/orchestrator.h"
+#include "bench/timing_loop.h"
 #include "cli/cli.h"
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
@@ -89,11 +90,6 @@ static int parse_double(const char *s, double lo, double *out) {
   return 1;
 }
 
-static int cmp_sample(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Dims joined by 'x': N (the batch), a positive integer, or [LO..HI] with 1 <= LO <= HI. */
 static int valid_dynamic(const char *s) {
   int rank = 0, ranged = 0;
@@ -135,9 +131,7 @@ static double process_spread(const nnp_bench_row *r) {
     if (n <= 0) return 0;
     double *tmp = malloc(sizeof(double) * (size_t)n);
     if (!tmp) return 0;
-    memcpy(tmp, r->samples + off, sizeof(double) * (size_t)n);
-    qsort(tmp, (size_t)n, sizeof(double), cmp_sample);
-    double m = n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+    double m = nnp_median(r->samples + off, n, tmp);
     free(tmp);
     if (p == 0 || m < lo) lo = m;
     if (p == 0 || m > hi) hi = m;
@@ -390,6 +384,9 @@ int nnp_cmd_bench(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
 
   progress_ctx pc = {.tty = !quiet && isatty(2), .rows = total_rows};
+  char self[4096]; /* this binary: the C worker is `nnperf __worker` */
+  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[sl > 0 ? sl : 0] = 0;
   int rc = CLI_OK;
   for (int bi = 0; bi < n_batch && !nnp_bench_interrupted; bi++) {
     /* inputs for this batch: seeded, identical for every backend */
@@ -451,9 +448,6 @@ int nnp_cmd_bench(int argc, char **argv) {
             opts = optbuf;
           }
         }
-        char self[4096];
-        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-        self[sl > 0 ? sl : 0] = 0;
         nnp_row_request req = {.worker_exe = self, .backend = backends[k]->name, .model_path = model_path,
                                .options = opts, .precision = precisions[pi], .threads = (int)threads,
                                .batch = batches[bi], .scenario = scenario, .n_inputs = n_in, .inputs = inputs,
@@ -466,32 +460,27 @@ int nnp_cmd_bench(int argc, char **argv) {
           req.pythonpath = nnp_external_pythonpath();
         }
         pc.row = res.n_rows + 1;
+        nnp_row_init(&req, row);
         char label[96];
-        snprintf(label, sizeof label, "%s %s t%lld b%lld", backends[k]->name, nnp_precision_name(precisions[pi]),
-                 threads, batches[bi]);
+        snprintf(label, sizeof label, "%s", row->label);
         pc.label = label;
         progress(&pc, "start", 0, 0);
         if (!available[k]) { /* recorded, never faked: the reason and the install hint */
-          memset(row, 0, sizeof *row);
-          snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
-          snprintf(row->label, sizeof row->label, "%s", label);
-          row->precision = precisions[pi];
-          row->threads = (int)threads;
-          row->batch = batches[bi];
-          snprintf(row->scenario, sizeof row->scenario, "%s", scenario);
           row->status = NNP_ROW_UNAVAILABLE;
           snprintf(row->reason, sizeof row->reason, "%s (install: %s)", unavailable_why[k], backends[k]->install_hint);
         } else if (nnp_run_row_processes(&req, processes, row, progress, &pc) != NNP_OK) {
-          memset(row, 0, sizeof *row);
-          snprintf(row->backend, sizeof row->backend, "%s", backends[k]->name);
-          snprintf(row->label, sizeof row->label, "%s", label);
+          nnp_bench_row_free(row);
+          nnp_row_init(&req, row);
           row->status = NNP_ROW_FAILED;
           snprintf(row->reason, sizeof row->reason, "%s", nnp_last_error());
         }
         /* labels name rows (baseline, accuracy reference): keep them unique */
         int same = 0;
-        for (int r = 0; r < res.n_rows; r++)
-          if (!strncmp(res.rows[r].label, label, strlen(label))) same++;
+        size_t ll = strlen(label);
+        for (int r = 0; r < res.n_rows; r++) {
+          const char *other = res.rows[r].label;
+          if (!strncmp(other, label, ll) && (other[ll] == 0 || !strncmp(other + ll, " #", 2))) same++;
+        }
         if (same) snprintf(row->label, sizeof row->label, "%s #%d", label, same + 1);
         res.n_rows++;
         /* accuracy against the reference: the first ok native fp32 row of this batch */
