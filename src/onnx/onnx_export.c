@@ -7,10 +7,7 @@
  * on a big-endian host, which is byte-swapped into pool memory because ONNX raw_data is
  * little-endian. */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +15,7 @@
 
 #include "nnperf/alloc.h"
 #include "onnx/onnx_internal.h"
+#include "util/atomic_file.h"
 
 /* Protobuf messages (and so ONNX files without external data) cannot exceed 2 GiB. */
 #define NNP_PROTOBUF_MAX_BYTES (((size_t)2 << 30) - 1)
@@ -345,70 +343,15 @@ static nnp_status build_model(pool *pl, const nnp_graph *g, Onnx__ModelProto *mp
   return NNP_OK;
 }
 
-static nnp_status write_all(int fd, const uint8_t *p, size_t n, const char *tmp) {
-  while (n) {
-    ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return nnp_error(NNP_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return NNP_OK;
-}
-
-/* Creates "<dir>/.nnp-<pid>-<k>-<name>.tmp" exclusively, next to path so that the rename
- * stays on one filesystem; pid and k keep concurrent writers apart, and a file left by
- * a crash is hidden and still ends in ".onnx.tmp". Mode 0666 lets the umask decide the
- * final file's permissions, as for a plain fopen. */
-static nnp_status open_temp(const char *path, char *tmp, size_t tmp_size, int *fd_out) {
-  static atomic_uint counter;
-  const char *slash = strrchr(path, '/');
-  const int dir_len = slash ? (int)(slash - path + 1) : 0;
-  const char *base = path + dir_len;
-  if (!base[0]) return nnp_error(NNP_ERR_INVALID, "output path '%s' names a directory, not a file", path);
-  for (int attempt = 0; attempt < 100; attempt++) {
-    unsigned k = atomic_fetch_add(&counter, 1);
-    if ((size_t)snprintf(tmp, tmp_size, "%.*s.nnp-%ld-%u-%s.tmp", dir_len, path, (long)getpid(), k, base) >=
-        tmp_size)
-      return nnp_error(NNP_ERR_LIMIT, "output path '%s' is too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      *fd_out = fd;
-      return NNP_OK;
-    }
-    if (errno != EEXIST)
-      return nnp_error(NNP_ERR_IO, "cannot create '%s' (temporary file for '%s'): %s", tmp, path, strerror(errno));
-  }
-  return nnp_error(NNP_ERR_IO, "cannot create a temporary file next to '%s'", path);
-}
-
-/* Makes the rename durable; failure is harmless (some filesystems refuse directory fsync). */
-static void sync_parent_dir(const char *path) {
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  int fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
-}
-
 static nnp_status write_atomic(const char *path, const uint8_t *buf, size_t n) {
-  char tmp[PATH_MAX];
-  int fd = -1;
-  NNP_TRY(open_temp(path, tmp, sizeof tmp, &fd));
-  nnp_status s = write_all(fd, buf, n, tmp);
-  if (s == NNP_OK && fsync(fd) != 0) s = nnp_error(NNP_ERR_IO, "cannot sync '%s': %s", tmp, strerror(errno));
-  if (close(fd) != 0 && s == NNP_OK) s = nnp_error(NNP_ERR_IO, "cannot close '%s': %s", tmp, strerror(errno));
-  if (s == NNP_OK && rename(tmp, path) != 0)
-    s = nnp_error(NNP_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-  if (s != NNP_OK) {
-    unlink(tmp);
+  nnp_atomic_file af;
+  NNP_TRY(nnp_atomic_open(&af, path));
+  if (n && fwrite(buf, 1, n, af.f) != n) {
+    nnp_status s = nnp_error(NNP_ERR_IO, "cannot write '%s': %s", af.tmp, strerror(errno));
+    nnp_atomic_abort(&af);
     return s;
   }
-  sync_parent_dir(path);
-  return NNP_OK;
+  return nnp_atomic_commit(&af);
 }
 
 nnp_status nnp_onnx_save(const nnp_graph *g, const char *path) {

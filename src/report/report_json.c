@@ -2,12 +2,12 @@
  * of a bench run (schema: docs/result-schema.md). Also the atomic file writer that the
  * CSV output shares. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "nnperf/report.h"
+#include "util/atomic_file.h"
 #include "util/json_write.h"
 
 /* --- strings -------------------------------------------------------------------------- */
@@ -203,10 +203,8 @@ void nnp_report_json(FILE *f, const nnp_bench_result *r) {
 
 typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
 
-/* Shared with report_csv.c (declared there; a report-internal header would be the
- * tidier home). Writes to "<path>.tmp.<pid>.<k>" next to path, flushes and fsyncs it,
- * then renames it over path: rename within one folder is atomic, so a reader (or a
- * crash) sees the previous complete file or the new one, never half of either. */
+/* Shared with report_csv.c (declared there): emit into an nnp_atomic_file, so a reader
+ * or a crash sees the previous complete file or the new one. */
 nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
                                    const nnp_bench_result *r);
 
@@ -214,55 +212,11 @@ nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
                                    const nnp_bench_result *r) {
   if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "report: empty output path");
   if (!r) return nnp_error(NNP_ERR_INVALID, "report: no result to write to '%s'", path);
-  char tmp[4200];
-  if (strlen(path) > 4096) return nnp_error(NNP_ERR_LIMIT, "report: output path too long");
-
-  /* O_EXCL with a pid-and-counter name: never clobbers someone else's temp file, and
-   * open() applies the umask, so the result gets the usual permissions (mkstemp's 0600
-   * would make the report unreadable to others). */
-  int fd = -1;
-  for (int k = 0; k < 100 && fd < 0; k++) {
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%d", path, (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0)
-    return nnp_error(NNP_ERR_IO, "%s: cannot create temporary file '%s': %s", path, tmp,
-                     strerror(errno));
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    int e = errno;
-    close(fd);
-    unlink(tmp);
-    return nnp_error(NNP_ERR_IO, "%s: %s", path, strerror(e));
-  }
-
-  errno = 0;
-  emit(f, r);
-  int err = 0;
-  if (ferror(f) || fflush(f) != 0) err = errno ? errno : EIO;
-  if (!err && fsync(fileno(f)) != 0) err = errno;
-  if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-  if (!err && rename(tmp, path) != 0) err = errno;
-  if (err) {
-    unlink(tmp);
-    return nnp_error(NNP_ERR_IO, "%s: cannot write: %s", path, strerror(err));
-  }
-
-  /* Make the rename itself durable. Some file systems refuse fsync on a folder; the
-   * file is already complete, so that is not an error worth failing the run for. */
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-  return NNP_OK;
+  nnp_atomic_file af;
+  nnp_status s = nnp_atomic_open(&af, path);
+  if (s != NNP_OK) return nnp_error_context(s, "report");
+  emit(af.f, r);
+  return nnp_atomic_commit(&af);
 }
 
 nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path) {

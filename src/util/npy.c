@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "nnperf/alloc.h"
 #include "onnx/onnx_internal.h" /* nnp_read_file */
+#include "util/atomic_file.h"
 
 static const struct {
   const char *descr;
@@ -117,10 +117,9 @@ nnp_status nnp_npy_write(const char *path, const nnp_tensor *t) {
   /* pad with spaces so that data starts at a multiple of 64, header ends with '\n' */
   int total = 10 + n + 1;
   int pad = (64 - total % 64) % 64;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return nnp_error(NNP_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+  nnp_atomic_file af;
+  NNP_TRY(nnp_atomic_open(&af, path));
+  FILE *f = af.f;
   unsigned hl = (unsigned)(n + pad + 1);
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
   int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)n, f) == (size_t)n;
@@ -128,10 +127,10 @@ nnp_status nnp_npy_write(const char *path, const nnp_tensor *t) {
   ok = ok && fputc('\n', f) != EOF;
   size_t nb = nnp_tensor_nbytes(t);
   ok = ok && (nb == 0 || fwrite(t->data, 1, nb, f) == nb);
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return nnp_error(NNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  if (!ok) {
+    nnp_status s = nnp_error(NNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    nnp_atomic_abort(&af);
+    return s;
   }
-  return NNP_OK;
+  return nnp_atomic_commit(&af);
 }
