@@ -16,6 +16,7 @@
 #include "bench/protocol.h"
 #include "bench/timing_loop.h"
 #include "nnperf/alloc.h"
+#include "util/procfs.h"
 
 volatile sig_atomic_t nnp_bench_interrupted;
 
@@ -117,19 +118,6 @@ static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_p
     snprintf(r->reason, sizeof r->reason, "%s", msg);
   }
   return NNP_OK;
-}
-
-/* Resident set of process pid in bytes, -1 when unreadable. */
-static int64_t rss_of(pid_t pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  long long kb = -1;
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) kb = atoll(line + 6);
-  fclose(f);
-  return kb < 0 ? -1 : kb * 1024;
 }
 
 /* The most telling line of a dead worker's stderr: a sanitizer's verdict if there is
@@ -261,7 +249,7 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
      * cannot work under AddressSanitizer (its shadow reserves terabytes), and RSS is
      * what a user's machine runs out of. Polled every 50 ms while a limit is set. */
     if (req->mem_limit > 0) {
-      int64_t rss = rss_of(pid);
+      int64_t rss = nnp_proc_status_bytes(pid, "VmRSS");
       if (rss > rss_seen) rss_seen = rss;
       if (rss > req->mem_limit) {
         over_memory = 1;

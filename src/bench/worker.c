@@ -11,6 +11,7 @@
 #include "bench/timing_loop.h"
 #include "nnperf/alloc.h"
 #include "nnperf/backend.h"
+#include "util/procfs.h"
 
 typedef struct worker_spec {
   char backend[64];
@@ -62,16 +63,6 @@ static void report_error(FILE *out, nnp_status s) {
   fflush(out);
 }
 
-static int64_t read_vmhwm(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return -1;
-  char line[256];
-  long long kb = -1;
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmHWM:", 6)) kb = atoll(line + 6);
-  fclose(f);
-  return kb < 0 ? -1 : kb * 1024;
-}
 
 /* "INDEX DIMS NAME" with DIMS like 1x3x[160..320]x[160..320] */
 static nnp_status parse_dynamic(const char *s, worker_spec *sp) {
@@ -364,7 +355,7 @@ int nnp_worker_main(int in_fd, int out_fd) {
   for (int i = 0; i < vt->num_outputs(state); i++)
     nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
   fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
-  fprintf(out, "memory %lld\n", (long long)read_vmhwm());
+  fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
   vt->unload(state);
   for (int i = 0; i < sp.n_inputs; i++) nnp_tensor_free(&sp.inputs[i]);
   fprintf(out, "done\n");
