@@ -109,6 +109,8 @@ void nnp_bench_row_free(nnp_bench_row *r);
  * with mix64 the splitmix64 finaliser; integer and bool tensors are zeros (valid as
  * indices and masks). */
 void nnp_fill_seeded(nnp_tensor *t, uint64_t seed);
+/* splitmix64's finaliser: the mixing step of the seeded inputs and of dynamic shapes. */
+uint64_t nnp_mix64(uint64_t z);
 
 typedef struct nnp_bench_result {
   char model[512];
