@@ -46,7 +46,26 @@ typedef struct nnp_plan_options {
     const char *input;
     const nnp_tensor *value;
   } consts[NNP_PLAN_MAX_BINDINGS];
+  /* Optimisation switches: nnperf explain turns them on one at a time, so each one's
+   * contribution is measured. nnp_plan_options_default turns every one on. */
+  unsigned passes;   /* NNP_PASS_* bits: graph passes run before compile */
+  bool memory_plan;  /* one arena, offsets from liveness; false: a buffer per value */
+  bool fast_kernels; /* CPUID-selected optimised kernels; false: reference kernels only */
+  int threads;       /* threads the kernels use (the caller's thread included); default 1 */
 } nnp_plan_options;
+
+/* Graph passes (bits of nnp_plan_options.passes). */
+enum {
+  NNP_PASS_FOLD_CONSTANTS = 1u << 0, /* evaluate nodes whose inputs are all known */
+  NNP_PASS_DEAD_NODES = 1u << 1,     /* drop nodes no output depends on */
+  NNP_PASS_NOOPS = 1u << 2,          /* Identity, Dropout (inference), Reshape chains */
+  NNP_PASS_FOLD_BATCHNORM = 1u << 3, /* BatchNormalization into the preceding Conv/Gemm */
+  NNP_PASS_FUSE_ACTIVATION = 1u << 4,/* Conv/Gemm + bias + Relu/Clip/HardSwish/Sigmoid */
+  NNP_PASS_FUSE_RESIDUAL = 1u << 5,  /* Conv + Add (+ activation) */
+  NNP_PASS_FUSE_ELEMENTWISE = 1u << 6, /* chains of elementwise ops */
+  NNP_PASS_BLOCKED_LAYOUT = 1u << 7, /* NCHWc blocked layout with minimal reorders */
+  NNP_PASS_ALL = (1u << 8) - 1
+};
 
 void nnp_plan_options_default(nnp_plan_options *o);
 

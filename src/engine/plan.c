@@ -45,6 +45,10 @@ struct nnp_plan {
 void nnp_plan_options_default(nnp_plan_options *o) {
   memset(o, 0, sizeof *o);
   o->default_dim = 1;
+  o->passes = NNP_PASS_ALL;
+  o->memory_plan = true;
+  o->fast_kernels = true;
+  o->threads = 1;
 }
 
 static nnp_status oom(void) { return nnp_error(NNP_ERR_NOMEM, "out of memory while compiling the plan"); }
