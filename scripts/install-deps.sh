@@ -13,11 +13,14 @@
 #                         reference outputs for the model tests (test-only)
 #   python3-venv          the project's .venv for the Python framework workers
 #                         (scripts/install-python.sh fills it from PyPI)
+#   libxnnpack-dev, libpthreadpool-dev   the `xnnpack` backend (XNNPACK's subgraph C API and
+#                         the thread pool it runs on); without them it is built out
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
-          python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv)
+          python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
+          libxnnpack-dev libpthreadpool-dev)
 
 missing=()
 for p in "${packages[@]}"; do

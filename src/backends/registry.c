@@ -17,6 +17,7 @@
 
 extern const nnp_backend_vtable nnp_backend_native;
 extern const nnp_backend_vtable nnp_backend_fault;
+extern const nnp_backend_vtable nnp_backend_xnnpack;
 
 static const nnp_backend_entry entries[] = {
     {"native", NNP_BACKEND_INPROC, &nnp_backend_native, "nnperf's own C engine", "built in", 0},
@@ -24,6 +25,8 @@ static const nnp_backend_entry entries[] = {
      "scripts/install-python.sh (PyPI onnxruntime into .venv)", 0},
     {"openvino", NNP_BACKEND_EXTERNAL, NULL, "OpenVINO, CPU plugin, latency hint (Python worker)",
      "scripts/install-python.sh (PyPI openvino into .venv)", 0},
+    {"xnnpack", NNP_BACKEND_INPROC, &nnp_backend_xnnpack, "XNNPACK subgraph API (Debian libxnnpack), CNN ops",
+     "scripts/install-deps.sh (libxnnpack-dev libpthreadpool-dev), then rebuild", 0},
     {"fault", NNP_BACKEND_INPROC, &nnp_backend_fault, "native engine with an injected fault (harness tests)",
      "built in", 1},
 };
