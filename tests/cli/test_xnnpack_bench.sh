@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# nnperf bench --backends native,xnnpack on zoo:tiny: both rows run, xnnpack's outputs
+# agree with native's within the bench tolerance; a model with an op the xnnpack backend
+# cannot translate gives a row with status "unsupported" naming the op (no crash).
+# Skips (exit 77) when nnperf was built without XNNPACK.
+set -uo pipefail
+nnperf=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok() { echo "pass $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+py=/usr/bin/python3
+quick=(--warmup 2 --iterations 10 --min-time 0 --threads 1 --processes 1)
+
+if ! "$nnperf" backends | grep -q "^xnnpack *available"; then
+  echo "SKIP: xnnpack backend unavailable: $("$nnperf" backends | grep '^xnnpack')"
+  exit 77
+fi
+
+if "$nnperf" bench zoo:tiny --backends native,xnnpack --batch 1 "${quick[@]}" --json "$work/r.json" > "$work/out" 2> "$work/err"; then
+  ok "bench native,xnnpack on zoo:tiny runs"
+else
+  bad "bench native,xnnpack on zoo:tiny runs: $(cat "$work/err")"
+fi
+$py - "$work/r.json" <<'PY' && ok "json: xnnpack row ok, within tolerance of native" || bad "json: xnnpack row ok, within tolerance of native"
+import json, sys
+rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+x = rows["xnnpack"]
+assert rows["native"]["status"] == "ok" and x["status"] == "ok", x
+assert x["accuracy"]["within_tol"] is True and x["accuracy"]["max_rel"] <= 1e-4, x["accuracy"]
+assert len(x["samples_s"]) >= 10
+PY
+
+# an op without a translation (Erf, from ONNX's own node tests) -> status unsupported
+erf=/usr/share/libonnx-testdata/data/node/test_erf/model.onnx
+if [ -f "$erf" ]; then
+  "$nnperf" bench "$erf" --backends xnnpack "${quick[@]}" --json "$work/u.json" > "$work/out" 2> "$work/err"
+  $py - "$work/u.json" <<'PY' && ok "unsupported op: row unsupported, op named" || bad "unsupported op: row unsupported, op named: $(cat "$work/out" "$work/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["status"] == "unsupported", r
+assert "Erf" in (r.get("reason") or ""), r
+PY
+else
+  echo "note: $erf missing (libonnx-testdata), unsupported-op case not run"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
