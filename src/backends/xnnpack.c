@@ -547,7 +547,26 @@ static nnp_status xb_probe(char *version, size_t n) {
   return NNP_OK;
 }
 
+/* Backend options ("key=value,..."): yield_workers=0|1 sets XNN_FLAG_YIELD_WORKERS, so
+ * pthreadpool workers sleep between inferences instead of spinning (matters when the
+ * CPUs are shared with other processes). */
+static nnp_status xb_options(const char *o, uint32_t *flags) {
+  *flags = 0;
+  while (o && *o) {
+    size_t len = strcspn(o, ",");
+    char item[64];
+    snprintf(item, sizeof item, "%.*s", (int)len, o);
+    if (!strcmp(item, "yield_workers=1")) *flags |= XNN_FLAG_YIELD_WORKERS;
+    else if (strcmp(item, "yield_workers=0") && item[0])
+      return nnp_error(NNP_ERR_INVALID, "unknown xnnpack option '%s' (known: yield_workers=0|1)", item);
+    o += len + (o[len] == ',');
+  }
+  return NNP_OK;
+}
+
 static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_report *rep) {
+  uint32_t rt_flags;
+  NNP_TRY(xb_options(cfg->options, &rt_flags));
   if (cfg->precision != NNP_FP32)
     return nnp_error(NNP_ERR_UNSUPPORTED, "the xnnpack backend runs fp32 only (asked for %s)", nnp_precision_name(cfg->precision));
   enum xnn_status x = xnn_initialize(NULL);
@@ -581,7 +600,7 @@ static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_
     s->pool = pthreadpool_create((size_t)cfg->threads);
     if (!s->pool) st = nnp_error(NNP_ERR_NOMEM, "cannot create a thread pool of %d threads", cfg->threads);
   }
-  if (st == NNP_OK) st = xb_check(xnn_create_runtime_v2(s->sg, s->pool, 0, &s->rt), "the runtime", NULL);
+  if (st == NNP_OK) st = xb_check(xnn_create_runtime_v2(s->sg, s->pool, rt_flags, &s->rt), "the runtime", NULL);
   if (st == NNP_OK) {
     struct xnn_external_value ev[2 * XB_MAX_IO];
     for (int i = 0; i < s->n_in; i++) ev[i] = (struct xnn_external_value){s->in[i].ext_id, s->in[i].nhwc ? s->in[i].nhwc : s->in[i].t.data};
@@ -599,7 +618,8 @@ static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_
   rep->parse_s = t1 - t0;
   rep->compile_s = now_s() - t1;
   rep->threads_used = cfg->threads > 1 ? cfg->threads : 1;
-  snprintf(rep->note, sizeof rep->note, "NCHW<->NHWC transposes of inputs/outputs are inside the timed run");
+  snprintf(rep->note, sizeof rep->note, "NCHW<->NHWC transposes of inputs/outputs are inside the timed run%s",
+           rt_flags & XNN_FLAG_YIELD_WORKERS ? "; workers yield between inferences" : "");
   *state = s;
   return NNP_OK;
 }
