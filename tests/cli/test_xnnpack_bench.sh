@@ -46,5 +46,29 @@ else
   echo "note: $erf missing (libonnx-testdata), unsupported-op case not run"
 fi
 
+# models from PyTorch's own exporter: squeezenet1_1 (Concat, ceil_mode MaxPool, Flatten)
+# runs and agrees with native; shufflenet_v2_x1_0 (channel shuffle: Reshape of a spatial
+# tensor, Transpose) is unsupported with the ops named
+here=$(cd "$(dirname "$0")/.." && pwd)
+if $py -c "import torch, torchvision" 2> /dev/null; then
+  $py "$here/models/export_torchvision.py" "$work" squeezenet1_1 shufflenet_v2_x1_0 > "$work/export.log" 2>&1 ||
+    bad "export with PyTorch: $(tail -3 "$work/export.log")"
+  "$nnperf" bench "$work/squeezenet1_1.onnx" --backends native,xnnpack "${quick[@]}" --json "$work/sq.json" > /dev/null 2> "$work/err"
+  $py - "$work/sq.json" <<'PY' && ok "torchvision squeezenet1_1: xnnpack ok, within tolerance" || bad "torchvision squeezenet1_1: $(cat "$work/err")"
+import json, sys
+rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+x = rows["xnnpack"]
+assert x["status"] == "ok" and x["accuracy"]["within_tol"] is True, (x["status"], x["reason"], x["accuracy"])
+PY
+  "$nnperf" bench "$work/shufflenet_v2_x1_0.onnx" --backends xnnpack "${quick[@]}" --json "$work/sh.json" > /dev/null 2> "$work/err"
+  $py - "$work/sh.json" <<'PY' && ok "torchvision shufflenet_v2_x1_0: unsupported, Transpose named" || bad "torchvision shufflenet_v2_x1_0: $(cat "$work/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["status"] == "unsupported" and "Transpose" in r["reason"], r
+PY
+else
+  echo "note: PyTorch not importable by $py, torchvision cases not run"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
