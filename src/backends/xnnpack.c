@@ -31,12 +31,11 @@ typedef struct xb_io {
   float *nhwc;        /* staging buffer for rank 4, else NULL (t.data is handed over) */
 } xb_io;
 
-typedef struct xb_state {
-  nnp_graph *g;
+typedef struct xb_state { /* one compiled input shape */
+  nnp_graph *g;           /* borrowed from xb_backend */
   nnp_plan *shapes;       /* native plan used for shapes and load-time constants */
   xnn_subgraph_t sg;
   xnn_runtime_t rt;
-  pthreadpool_t pool;
   uint32_t *ids;          /* ONNX value -> XNNPACK value id (XNN_INVALID_VALUE_ID: none) */
   int n_blobs, cap_blobs; /* static data handed to XNNPACK (must outlive the runtime) */
   void **blobs;
@@ -508,19 +507,17 @@ static nnp_status xb_build(xb_state *s) {
   return NNP_OK;
 }
 
-static void xb_unload(void *state) {
-  xb_state *s = state;
+/* Frees one compiled shape (the graph and thread pool it borrows stay). */
+static void xb_free(xb_state *s) {
   if (!s) return;
   if (s->rt) xnn_delete_runtime(s->rt);
   if (s->sg) xnn_delete_subgraph(s->sg);
-  if (s->pool) pthreadpool_destroy(s->pool);
   for (int i = 0; i < s->n_blobs; i++) nnp_free(s->blobs[i]);
   nnp_free(s->blobs);
   for (int i = 0; i < s->n_in; i++) nnp_free(s->in[i].t.data), nnp_free(s->in[i].nhwc);
   for (int i = 0; i < s->n_out; i++) nnp_free(s->out[i].t.data), nnp_free(s->out[i].nhwc);
   nnp_free(s->ids);
   nnp_plan_destroy(s->shapes);
-  nnp_graph_destroy(s->g);
   nnp_free(s);
 }
 
@@ -537,6 +534,83 @@ static nnp_status xb_io_alloc(xb_state *s, xb_io *io, int v, uint32_t ext) {
   if (t->rank == 4) io->nhwc = nnp_calloc(1, bytes);
   if (!io->t.data || (t->rank == 4 && !io->nhwc)) return nnp_error(NNP_ERR_NOMEM, "out of memory");
   return NNP_OK;
+}
+
+/* Translates graph g for the input shapes of po into a ready runtime. */
+static nnp_status xb_compile(nnp_graph *g, pthreadpool_t pool, uint32_t rt_flags, const nnp_plan_options *po,
+                             xb_state **out) {
+  *out = NULL;
+  if (g->n_inputs > XB_MAX_IO || g->n_outputs > XB_MAX_IO)
+    return nnp_error(NNP_ERR_LIMIT, "xnnpack backend: more than %d inputs or outputs", XB_MAX_IO);
+  xb_state *s = nnp_calloc(1, sizeof *s);
+  if (!s) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+  s->g = g;
+  nnp_status st = nnp_plan_compile(g, po, &s->shapes);
+  if (st == NNP_OK) {
+    s->n_in = g->n_inputs;
+    s->n_out = g->n_outputs;
+    for (int i = 0; i < s->n_in && st == NNP_OK; i++) st = xb_io_alloc(s, &s->in[i], g->inputs[i], (uint32_t)i);
+    for (int i = 0; i < s->n_out && st == NNP_OK; i++)
+      st = xb_io_alloc(s, &s->out[i], g->outputs[i], (uint32_t)(s->n_in + i));
+  }
+  if (st == NNP_OK)
+    st = xb_check(xnn_create_subgraph((uint32_t)(s->n_in + s->n_out), 0, &s->sg), "the subgraph", NULL);
+  if (st == NNP_OK) st = xb_build(s);
+  if (st == NNP_OK) st = xb_check(xnn_create_runtime_v2(s->sg, pool, rt_flags, &s->rt), "the runtime", NULL);
+  if (st == NNP_OK) {
+    struct xnn_external_value ev[2 * XB_MAX_IO];
+    for (int i = 0; i < s->n_in; i++) ev[i] = (struct xnn_external_value){s->in[i].ext_id, s->in[i].nhwc ? s->in[i].nhwc : s->in[i].t.data};
+    for (int i = 0; i < s->n_out; i++)
+      ev[s->n_in + i] = (struct xnn_external_value){s->out[i].ext_id, s->out[i].nhwc ? s->out[i].nhwc : s->out[i].t.data};
+    st = xb_check(xnn_setup_runtime(s->rt, (size_t)(s->n_in + s->n_out), ev), "the runtime setup", NULL);
+  }
+  if (st != NNP_OK) {
+    xb_free(s);
+    return st;
+  }
+  /* the shapes plan is no longer needed: free its buffers before timing starts */
+  nnp_plan_destroy(s->shapes);
+  s->shapes = NULL;
+  *out = s;
+  return NNP_OK;
+}
+
+/* Dynamic-shape scenarios: a runtime per input shape (XNNPACK's subgraph runtimes have
+ * fixed shapes); the XB_CACHE most recently used are kept, so a shape seen again costs
+ * a lookup. */
+#define XB_CACHE 4
+
+typedef struct xb_cached {
+  xb_state *c;
+  int input, rank;
+  int64_t dims[NNP_MAX_RANK];
+  uint64_t last_used;
+} xb_cached;
+
+typedef struct xb_backend {
+  nnp_graph *g;
+  pthreadpool_t pool;
+  uint32_t rt_flags;
+  nnp_plan_options po;  /* input shapes of the current compile */
+  xb_state *cur;        /* the load-time compile, or one of cache[] */
+  xb_cached cache[XB_CACHE];
+  uint64_t tick;
+} xb_backend;
+
+static bool xb_cur_cached(const xb_backend *b) {
+  for (int k = 0; k < XB_CACHE; k++)
+    if (b->cache[k].c == b->cur) return true;
+  return false;
+}
+
+static void xb_unload(void *state) {
+  xb_backend *b = state;
+  if (!b) return;
+  if (!xb_cur_cached(b)) xb_free(b->cur);
+  for (int k = 0; k < XB_CACHE; k++) xb_free(b->cache[k].c);
+  if (b->pool) pthreadpool_destroy(b->pool);
+  nnp_graph_destroy(b->g);
+  nnp_free(b);
 }
 
 static nnp_status xb_probe(char *version, size_t n) {
@@ -571,56 +645,70 @@ static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_
     return nnp_error(NNP_ERR_UNSUPPORTED, "the xnnpack backend runs fp32 only (asked for %s)", nnp_precision_name(cfg->precision));
   enum xnn_status x = xnn_initialize(NULL);
   if (x != xnn_status_success) return nnp_error(NNP_ERR_UNSUPPORTED, "xnn_initialize failed (status %d)", (int)x);
-  xb_state *s = nnp_calloc(1, sizeof *s);
-  if (!s) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+  xb_backend *b = nnp_calloc(1, sizeof *b);
+  if (!b) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+  b->rt_flags = rt_flags;
   double t0 = now_s();
-  nnp_status st = nnp_onnx_load(cfg->model_path, NULL, &s->g);
+  nnp_status st = nnp_onnx_load(cfg->model_path, NULL, &b->g);
   double t1 = now_s();
-  if (st == NNP_OK) {
-    nnp_plan_options po;
-    nnp_plan_options_default(&po);
-    po.passes = 0; /* node for node as in the file: the translation sees the model itself */
-    po.n_shapes = cfg->n_shapes;
-    memcpy(po.shapes, cfg->shapes, sizeof po.shapes);
-    st = nnp_plan_compile(s->g, &po, &s->shapes);
-  }
-  if (st == NNP_OK && (s->g->n_inputs > XB_MAX_IO || s->g->n_outputs > XB_MAX_IO))
-    st = nnp_error(NNP_ERR_LIMIT, "xnnpack backend: more than %d inputs or outputs", XB_MAX_IO);
-  if (st == NNP_OK) {
-    s->n_in = s->g->n_inputs;
-    s->n_out = s->g->n_outputs;
-    for (int i = 0; i < s->n_in && st == NNP_OK; i++) st = xb_io_alloc(s, &s->in[i], s->g->inputs[i], (uint32_t)i);
-    for (int i = 0; i < s->n_out && st == NNP_OK; i++)
-      st = xb_io_alloc(s, &s->out[i], s->g->outputs[i], (uint32_t)(s->n_in + i));
-  }
-  if (st == NNP_OK)
-    st = xb_check(xnn_create_subgraph((uint32_t)(s->n_in + s->n_out), 0, &s->sg), "the subgraph", NULL);
-  if (st == NNP_OK) st = xb_build(s);
+  nnp_plan_options_default(&b->po);
+  b->po.passes = 0; /* node for node as in the file: the translation sees the model itself */
+  b->po.n_shapes = cfg->n_shapes;
+  memcpy(b->po.shapes, cfg->shapes, sizeof b->po.shapes);
   if (st == NNP_OK && cfg->threads > 1) {
-    s->pool = pthreadpool_create((size_t)cfg->threads);
-    if (!s->pool) st = nnp_error(NNP_ERR_NOMEM, "cannot create a thread pool of %d threads", cfg->threads);
+    b->pool = pthreadpool_create((size_t)cfg->threads);
+    if (!b->pool) st = nnp_error(NNP_ERR_NOMEM, "cannot create a thread pool of %d threads", cfg->threads);
   }
-  if (st == NNP_OK) st = xb_check(xnn_create_runtime_v2(s->sg, s->pool, rt_flags, &s->rt), "the runtime", NULL);
-  if (st == NNP_OK) {
-    struct xnn_external_value ev[2 * XB_MAX_IO];
-    for (int i = 0; i < s->n_in; i++) ev[i] = (struct xnn_external_value){s->in[i].ext_id, s->in[i].nhwc ? s->in[i].nhwc : s->in[i].t.data};
-    for (int i = 0; i < s->n_out; i++)
-      ev[s->n_in + i] = (struct xnn_external_value){s->out[i].ext_id, s->out[i].nhwc ? s->out[i].nhwc : s->out[i].t.data};
-    st = xb_check(xnn_setup_runtime(s->rt, (size_t)(s->n_in + s->n_out), ev), "the runtime setup", NULL);
-  }
+  if (st == NNP_OK) st = xb_compile(b->g, b->pool, b->rt_flags, &b->po, &b->cur);
   if (st != NNP_OK) {
-    xb_unload(s);
+    xb_unload(b);
     return st;
   }
-  /* the shapes plan is no longer needed: free its buffers before timing starts */
-  nnp_plan_destroy(s->shapes);
-  s->shapes = NULL;
   rep->parse_s = t1 - t0;
   rep->compile_s = now_s() - t1;
   rep->threads_used = cfg->threads > 1 ? cfg->threads : 1;
   snprintf(rep->note, sizeof rep->note, "NCHW<->NHWC transposes of inputs/outputs are inside the timed run%s",
            rt_flags & XNN_FLAG_YIELD_WORKERS ? "; workers yield between inferences" : "");
-  *state = s;
+  *state = b;
+  return NNP_OK;
+}
+
+static nnp_status xb_reshape(void *state, int i, int rank, const int64_t *dims) {
+  xb_backend *b = state;
+  if (i < 0 || i >= b->g->n_inputs) return nnp_error(NNP_ERR_INVALID, "input index %d out of range", i);
+  if (rank < 0 || rank > NNP_MAX_RANK) return nnp_error(NNP_ERR_INVALID, "rank %d out of range", rank);
+  b->tick++;
+  int victim = 0;
+  for (int k = 0; k < XB_CACHE; k++) {
+    xb_cached *c = &b->cache[k];
+    if (c->c && c->input == i && c->rank == rank && !memcmp(c->dims, dims, sizeof(int64_t) * (size_t)rank)) {
+      c->last_used = b->tick;
+      b->cur = c->c;
+      return NNP_OK;
+    }
+    if (!c->c || c->last_used < b->cache[victim].last_used) victim = k;
+  }
+  /* a miss: translate again for this shape */
+  nnp_plan_options po = b->po;
+  const char *name = b->g->values[b->g->inputs[i]].name;
+  int slot = 0;
+  while (slot < po.n_shapes && strcmp(po.shapes[slot].input, name)) slot++;
+  if (slot == po.n_shapes) {
+    if (po.n_shapes == NNP_PLAN_MAX_BINDINGS) return nnp_error(NNP_ERR_LIMIT, "too many input shapes");
+    po.n_shapes++;
+  }
+  po.shapes[slot].input = name;
+  po.shapes[slot].rank = rank;
+  memcpy(po.shapes[slot].dims, dims, sizeof(int64_t) * (size_t)rank);
+  xb_state *fresh;
+  NNP_TRY(xb_compile(b->g, b->pool, b->rt_flags, &po, &fresh));
+  if (!xb_cur_cached(b)) xb_free(b->cur); /* the load-time runtime is replaced */
+  xb_cached *c = &b->cache[victim];
+  xb_free(c->c);
+  *c = (xb_cached){.c = fresh, .input = i, .rank = rank, .last_used = b->tick};
+  memcpy(c->dims, dims, sizeof(int64_t) * (size_t)rank);
+  b->cur = fresh;
+  b->po = po;
   return NNP_OK;
 }
 
@@ -637,7 +725,7 @@ static void xb_transpose(const float *src, float *dst, const int64_t *d, bool to
 }
 
 static nnp_status xb_run(void *state) {
-  xb_state *s = state;
+  xb_state *s = ((xb_backend *)state)->cur;
   for (int i = 0; i < s->n_in; i++)
     if (s->in[i].nhwc) xb_transpose(s->in[i].t.data, s->in[i].nhwc, s->in[i].t.dims, true);
   enum xnn_status x = xnn_invoke_runtime(s->rt);
@@ -647,12 +735,13 @@ static nnp_status xb_run(void *state) {
   return NNP_OK;
 }
 
-static int xb_num_inputs(void *st) { return ((xb_state *)st)->n_in; }
-static const char *xb_input_name(void *st, int i) { xb_state *s = st; return s->g->values[s->in[i].value].name; }
-static nnp_tensor *xb_input(void *st, int i) { return &((xb_state *)st)->in[i].t; }
-static int xb_num_outputs(void *st) { return ((xb_state *)st)->n_out; }
-static const char *xb_output_name(void *st, int i) { xb_state *s = st; return s->g->values[s->out[i].value].name; }
-static const nnp_tensor *xb_output(void *st, int i) { return &((xb_state *)st)->out[i].t; }
+static xb_state *xb_cur(void *st) { return ((xb_backend *)st)->cur; }
+static int xb_num_inputs(void *st) { return xb_cur(st)->n_in; }
+static const char *xb_input_name(void *st, int i) { xb_state *s = xb_cur(st); return s->g->values[s->in[i].value].name; }
+static nnp_tensor *xb_input(void *st, int i) { return &xb_cur(st)->in[i].t; }
+static int xb_num_outputs(void *st) { return xb_cur(st)->n_out; }
+static const char *xb_output_name(void *st, int i) { xb_state *s = xb_cur(st); return s->g->values[s->out[i].value].name; }
+static const nnp_tensor *xb_output(void *st, int i) { return &xb_cur(st)->out[i].t; }
 
 const nnp_backend_vtable nnp_backend_xnnpack = {
     .name = "xnnpack",
@@ -663,7 +752,7 @@ const nnp_backend_vtable nnp_backend_xnnpack = {
     .num_inputs = xb_num_inputs,
     .input_name = xb_input_name,
     .input = xb_input,
-    .reshape = NULL,
+    .reshape = xb_reshape,
     .run = xb_run,
     .num_outputs = xb_num_outputs,
     .output_name = xb_output_name,

@@ -1,7 +1,8 @@
 /* The xnnpack backend: on every zoo architecture it translates, its outputs agree with
  * the native engine within 1e-4 relative (max |diff| / max |native|, the measure bench's
  * accuracy column uses) at 1 and 2 threads; a model with ops it cannot translate fails
- * to load with NNP_ERR_UNSUPPORTED naming every such op, and does not crash.
+ * to load with NNP_ERR_UNSUPPORTED naming every such op, and does not crash; reshaping
+ * an input (dynamic-shape scenarios) gives native's outputs for each shape.
  * Skips (exit 77) when nnperf was built without XNNPACK. */
 #include <math.h>
 #include <stdint.h>
@@ -83,6 +84,44 @@ static void check_zoo(const char *name) {
   unlink(path);
 }
 
+/* Dynamic shapes: tiny with a symbolic batch, reshaped to batch 2, then back to
+ * batch 1 and 2 again (cached runtimes), agrees with native each time. */
+static void check_reshape(void) {
+  extern const nnp_backend_vtable nnp_backend_native, nnp_backend_xnnpack;
+  nnp_graph *g = NULL;
+  char path[256];
+  snprintf(path, sizeof path, "%s/tiny_dyn.onnx", tmp_dir);
+  CHECK_OK(nnp_zoo_build("tiny", NULL, &g));
+  if (!g) return;
+  CHECK_OK(nnp_onnx_save(g, path));
+  nnp_graph_destroy(g);
+  nnp_backend_config cfg = {.model_path = path, .threads = 1, .precision = NNP_FP32, .options = ""};
+  nnp_load_report rep = {0};
+  void *nat = NULL, *xnn = NULL;
+  CHECK_OK(nnp_backend_native.load(&cfg, &nat, &rep));
+  CHECK_OK(nnp_backend_xnnpack.load(&cfg, &xnn, &rep));
+  const int64_t shapes[3][4] = {{2, 3, 32, 32}, {1, 3, 32, 32}, {2, 3, 32, 32}};
+  for (int k = 0; nat && xnn && k < 3; k++) {
+    CHECK_OK(nnp_backend_native.reshape(nat, 0, 4, shapes[k]));
+    CHECK_OK(nnp_backend_xnnpack.reshape(xnn, 0, 4, shapes[k]));
+    nnp_tensor *a = nnp_backend_native.input(nat, 0), *b = nnp_backend_xnnpack.input(xnn, 0);
+    CHECK(nnp_tensor_same_shape(a, b) && a->dims[0] == shapes[k][0] && a->dims[2] == shapes[k][2]);
+    fill_uniform(a, 11 + (uint64_t)k);
+    fill_uniform(b, 11 + (uint64_t)k);
+    CHECK_OK(nnp_backend_native.run(nat));
+    CHECK_OK(nnp_backend_xnnpack.run(xnn));
+    const nnp_tensor *ya = nnp_backend_native.output(nat, 0), *yb = nnp_backend_xnnpack.output(xnn, 0);
+    CHECK(nnp_tensor_same_shape(ya, yb) && yb->dims[0] == shapes[k][0]);
+    double r = max_rel(yb, ya);
+    printf("tiny reshaped to %lldx3x%lldx%lld: max relative error %.2e\n", (long long)shapes[k][0],
+           (long long)shapes[k][2], (long long)shapes[k][3], r);
+    CHECK_MSG(r <= 1e-4, "reshape %d: xnnpack differs from native by %.3g relative", k, r);
+  }
+  if (nat) nnp_backend_native.unload(nat);
+  if (xnn) nnp_backend_xnnpack.unload(xnn);
+  unlink(path);
+}
+
 /* x[1,8] -> Relu -> Erf -> Softplus -> y: the load fails, naming Erf and Softplus. */
 static void check_unsupported(void) {
   extern const nnp_backend_vtable nnp_backend_xnnpack;
@@ -136,6 +175,7 @@ int main(void) {
   }
   const char *models[] = {"tiny", "mobilenet_v2", "resnet18", "efficientnet_lite0", "squeezenet1_1"};
   for (size_t i = 0; i < sizeof models / sizeof *models; i++) check_zoo(models[i]);
+  check_reshape();
   check_unsupported();
   rmdir(tmp_dir);
   TEST_MAIN_END();
