@@ -32,6 +32,22 @@ assert x["accuracy"]["within_tol"] is True and x["accuracy"]["max_rel"] <= 1e-4,
 assert len(x["samples_s"]) >= 10
 PY
 
+# a dynamic-shape scenario (symbolic H and W): a runtime per drawn shape, outputs match
+"$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null
+$py -c "
+import onnx, sys
+m = onnx.load(sys.argv[1]); d = m.graph.input[0].type.tensor_type.shape.dim
+d[2].dim_param = 'H'; d[3].dim_param = 'W'; onnx.save(m, sys.argv[2])" "$work/tiny.onnx" "$work/tiny_dyn.onnx"
+"$nnperf" bench "$work/tiny_dyn.onnx" --backends native,xnnpack --shape "dynamic:Nx3x[24..40]x[24..40]" --batch 2 \
+  "${quick[@]}" --json "$work/d.json" > /dev/null 2> "$work/err"
+$py - "$work/d.json" <<'PY' && ok "dynamic scenario: xnnpack row ok, within tolerance" || bad "dynamic scenario: $(cat "$work/err")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+x = rows[1]
+assert x["status"] == "ok" and x["scenario"] == "dynamic:2x3x[24..40]x[24..40]", (x["status"], x["reason"])
+assert x["stats"]["n"] >= 10 and x["accuracy"]["within_tol"] is True, x["accuracy"]
+PY
+
 # an op without a translation (Erf, from ONNX's own node tests) -> status unsupported
 erf=/usr/share/libonnx-testdata/data/node/test_erf/model.onnx
 if [ -f "$erf" ]; then
