@@ -133,8 +133,9 @@ static int xb_consumers(const nnp_graph *g, int v, int *only) {
 static void xb_note_unsupported(xb_state *s, const char *op, const char *why) {
   char item[160];
   snprintf(item, sizeof item, "%s%s%s%s", op, why ? " (" : "", why ? why : "", why ? ")" : "");
-  if (strstr(s->unsupported, item)) return;
-  size_t used = strlen(s->unsupported);
+  size_t used = strlen(s->unsupported), len = strlen(item);
+  for (const char *p = s->unsupported; (p = strstr(p, item)) != NULL; p++) /* whole items only */
+    if ((p == s->unsupported || p[-1] == ' ') && (p[len] == ',' || p[len] == 0)) return;
   snprintf(s->unsupported + used, sizeof s->unsupported - used, "%s%s", used ? ", " : "", item);
 }
 

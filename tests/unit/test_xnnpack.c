@@ -122,15 +122,16 @@ static void check_reshape(void) {
   unlink(path);
 }
 
-/* x[1,8] -> Relu -> Erf -> Softplus -> y: the load fails, naming Erf and Softplus. */
+/* x[1,8] -> Relu -> Erf -> Softplus -> Erf -> y: the load fails, naming Erf (once) and
+ * Softplus, and not the Relu it translates. */
 static void check_unsupported(void) {
   extern const nnp_backend_vtable nnp_backend_xnnpack;
   nnp_graph *g = NULL;
   CHECK_OK(nnp_graph_create(&g));
   if (!g) return;
-  int v[4];
-  const char *names[4] = {"x", "r", "e", "y"};
-  for (int k = 0; k < 4; k++) CHECK_OK(nnp_graph_value(g, names[k], &v[k]));
+  int v[5];
+  const char *names[5] = {"x", "r", "e", "s", "y"};
+  for (int k = 0; k < 5; k++) CHECK_OK(nnp_graph_value(g, names[k], &v[k]));
   g->opset = 17;
   g->values[v[0]].dtype = NNP_F32;
   g->values[v[0]].rank = 2;
@@ -138,11 +139,12 @@ static void check_unsupported(void) {
   g->values[v[0]].dims[1].value = 8;
   g->values[v[0]].kind = NNP_VALUE_INPUT;
   CHECK_OK(nnp_graph_add_input(g, v[0]));
-  CHECK_OK(nnp_graph_add_output(g, v[3]));
-  const char *ops[3] = {"Relu", "Erf", "Softplus"};
-  for (int k = 0; k < 3; k++) {
+  CHECK_OK(nnp_graph_add_output(g, v[4]));
+  const char *ops[4] = {"Relu", "Erf", "Softplus", "Erf"};
+  const char *node_names[4] = {"relu", "erf1", "softplus", "erf2"};
+  for (int k = 0; k < 4; k++) {
     int idx;
-    CHECK_OK(nnp_graph_add_node(g, ops[k], ops[k], "", 1, &v[k], 1, &v[k + 1], &idx));
+    CHECK_OK(nnp_graph_add_node(g, node_names[k], ops[k], "", 1, &v[k], 1, &v[k + 1], &idx));
   }
   CHECK_OK(nnp_graph_toposort(g));
   char path[256];
@@ -159,6 +161,7 @@ static void check_unsupported(void) {
   printf("unsupported model: %s\n", msg);
   CHECK_MSG(strstr(msg, "Erf") && strstr(msg, "Softplus"), "message does not name both ops: %s", msg);
   CHECK_MSG(!strstr(msg, "Relu"), "message names a supported op: %s", msg);
+  CHECK_MSG(strstr(msg, "Erf") == strrchr(msg, 'E'), "Erf named twice: %s", msg);
   unlink(path);
 }
 
