@@ -94,7 +94,8 @@ static void bar_chart(FILE *f, const char *title, const char *id, int n, const c
       if (series[s].hi[i] > vmax) vmax = series[s].hi[i];
     }
   double xmax = nice_ceil(vmax * scale) / scale, bar_h = 14, gap = 10;
-  double group_h = n_series * bar_h + gap, top = 30, h = top + n * group_h + 30;
+  /* the legend has its own line under the title: long titles must not run into it */
+  double group_h = n_series * bar_h + gap, top = n_series > 1 ? 46 : 30, h = top + n * group_h + 30;
   double plot_w = CHART_W - LEFT - RIGHT;
   fprintf(f, "<figure><svg id='%s' class='chart' viewBox='0 0 %.0f %.0f' role='img' aria-label='", id, CHART_W, h);
   esc(f, title);
@@ -102,8 +103,8 @@ static void bar_chart(FILE *f, const char *title, const char *id, int n, const c
   esc(f, title);
   fputs("</text>", f);
   for (int s = 0; s < n_series && n_series > 1; s++)
-    fprintf(f, "<rect x='%.0f' y='6' width='10' height='10' fill='%s'/><text x='%.0f' y='15' class='tick'>%s</text>",
-            CHART_W - RIGHT - 150 + s * 75.0, palette[s % 6], CHART_W - RIGHT - 136 + s * 75.0, series[s].name);
+    fprintf(f, "<rect x='%.0f' y='24' width='10' height='10' fill='%s'/><text x='%.0f' y='33' class='tick'>%s</text>",
+            LEFT + s * 90.0, palette[s % 6], LEFT + 14 + s * 90.0, series[s].name);
   x_axis(f, 0, xmax, top - 4, top + n * group_h, scale, unit);
   for (int i = 0; i < n; i++) {
     double gy = top + i * group_h;
