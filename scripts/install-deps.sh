@@ -13,11 +13,16 @@
 #                         reference outputs for the model tests (test-only)
 #   python3-venv          the project's .venv for the Python framework workers
 #                         (scripts/install-python.sh fills it from PyPI)
+#   libjansson-dev        reads result JSON back (nnperf report, compare, history export)
+#   libsqlite3-dev        the run history database (nnperf history, compare by run id)
+#   chromium              test-only: renders the HTML report headless for the screenshot test
+#   python3-pil           test-only: checks the report screenshot is not blank (pixel variance)
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
-          python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv)
+          python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
+          libjansson-dev libsqlite3-dev chromium python3-pil)
 
 missing=()
 for p in "${packages[@]}"; do
