@@ -350,6 +350,9 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
       bs[1].v[i] = has ? s->p99 : -1, bs[1].lo[i] = has ? s->p99_lo : -1, bs[1].hi[i] = has ? s->p99_hi : -1;
     }
     fputs("<h2>Latency</h2>\n", f);
+    if (r->n_rows > n) /* the bar charts have room for 64 rows; the table has them all */
+      fprintf(f, "<p class='meta'>Charts show the first %d of %d rows; the summary table has all of them.</p>\n", n,
+              r->n_rows);
     bar_chart(f, "P50 and P99 latency (whiskers: 95% bootstrap CI)", "bars-latency", n, labels, bs, 2, 1e3, "ms");
     bs[0].name = "peak RSS";
     bs[1].name = "VmHWM";

@@ -58,6 +58,17 @@ PY
 ! grep -q "<script>alert" "$work/evil.html" && grep -q "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;x&#39;" "$work/evil.html" &&
   ok "labels are HTML-escaped" || bad "labels are not escaped"
 
+# many rows: charts take the first 64 and say so, the table and the per-row charts take all
+$py - "$work/r.json" "$work/many.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["rows"] = [dict(d["rows"][0], label=f"row {i}") for i in range(70)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$nnperf" report "$work/many.json" -o "$work/many.html" > /dev/null 2>&1 && grep -q "first 64 of 70 rows" "$work/many.html" &&
+  [ "$(grep -o "id='cdf-" "$work/many.html" | wc -l)" -eq 70 ] && ok "70 rows: all in the page, charts say they show 64" ||
+  bad "70 rows"
+
 # errors: exit 1 with one line naming the problem; exit 2 for the command line
 "$nnperf" report "$work/missing.json" -o "$work/x.html" 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && grep -q missing.json "$work/err" && ok "missing result: exit 1, one line" ||
