@@ -149,9 +149,33 @@ static void test_minimal_and_file(void) {
   CHECK(strstr(nnp_last_error(), "/nonexistent/r.json") != NULL);
 }
 
+/* Every allocation the reader makes can fail: it then reports NNP_ERR_NOMEM and leaves
+ * nothing behind (ASan's leak check in the sanitizer build). */
+static void test_alloc_failure(void) {
+  const char *doc = HEAD "\"rows\": [{\"status\": \"ok\", \"processes\": 1, \"process_samples\": [2], "
+                         "\"samples_s\": [0.1, 0.2]}, {\"status\": \"ok\", \"samples_s\": [0.3]}]}";
+  int saw_nomem = 0;
+  for (long k = 1; k < 10; k++) {
+    nnp_bench_result r;
+    nnp_alloc_fail_after(k);
+    nnp_status s = nnp_result_load_buffer(doc, strlen(doc), "t.json", &r);
+    nnp_alloc_fail_after(0);
+    if (s == NNP_OK) {
+      CHECK(r.n_rows == 2 && r.rows[1].n_samples == 1);
+      nnp_bench_result_free(&r);
+      break;
+    }
+    saw_nomem++;
+    CHECK_MSG(s == NNP_ERR_NOMEM, "allocation %ld failing gave %s: %s", k, nnp_status_name(s), nnp_last_error());
+    CHECK(r.rows == NULL);
+  }
+  CHECK(saw_nomem == 3); /* rows, samples of row 0, samples of row 1 */
+}
+
 int main(void) {
   test_round_trip();
   test_malformed();
   test_minimal_and_file();
+  test_alloc_failure();
   TEST_MAIN_END();
 }
