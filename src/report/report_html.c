@@ -217,7 +217,7 @@ static const char css[] =
     ".meta{color:#5f6368;word-break:break-all}.noisy{background:#fce8e6;color:#a50e0e;padding:6px 10px;"
     "border-radius:4px;margin:8px 0}"
     ".scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
-    "th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}"
+    "table{font-size:13px}th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}"
     "th:first-child,td:first-child{text-align:left}th{background:#f1f3f4}"
     ".bad{color:#c5221f;font-weight:600}.good{color:#188038}"
     "figure{margin:6px 0}svg.chart{width:100%;height:auto;max-width:760px;display:block}"
@@ -243,7 +243,7 @@ static void td_time(FILE *f, double v) {
 static void summary_table(FILE *f, const nnp_bench_result *r) {
   fputs("<div class='scroll'><table id='summary'><thead><tr><th>row</th><th>status</th><th>P50</th><th>P50 95% CI</th>"
         "<th>P99</th><th>P99 95% CI</th><th>CV</th><th>items/s</th><th>peak RSS</th><th>load</th><th>cold start</th>"
-        "<th>accuracy (max rel err, top-1)</th></tr></thead><tbody>\n",
+        "<th title='max relative error vs the reference row, top-1 agreement'>accuracy</th></tr></thead><tbody>\n",
         f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_bench_row *w = &r->rows[i];
@@ -257,7 +257,7 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
       fprintf(f, "<td>%s .. %s</td>", a, b);
       td_time(f, w->stats.p99);
       fmt_time(a, sizeof a, w->stats.p99_lo), fmt_time(b, sizeof b, w->stats.p99_hi);
-      fprintf(f, "<td>%s .. %s%s</td><td>%.3f</td>", a, b, w->stats.p99_underpowered ? " (few samples)" : "", w->stats.cv);
+      fprintf(f, "<td>%s .. %s%s</td><td>%.3f</td>", a, b, w->stats.p99_underpowered ? "*" : "", w->stats.cv);
       fprintf(f, "<td>%.4g</td>", w->items_per_s);
     } else {
       fputs("<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>", f);
@@ -272,7 +272,7 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
       if (w->acc.top1 >= 0) fprintf(f, ", top-1 %.0f%%", w->acc.top1 * 100);
       fprintf(f, "%s</td>", w->acc.within_tol ? "" : " (beyond tolerance)");
     } else {
-      fputs("<td>reference / not compared</td>", f);
+      fputs(w->status == NNP_ROW_OK ? "<td>reference</td>" : "<td>-</td>", f);
     }
     fputs("</tr>\n", f);
     if (w->status != NNP_ROW_OK && w->reason[0]) {
@@ -281,7 +281,10 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
       fputs("</td></tr>\n", f);
     }
   }
-  fputs("</tbody></table></div>\n", f);
+  fputs("</tbody></table></div>\n<p class='meta'>* P99 from fewer than 1000 samples (fewer than 10 beyond it): "
+        "indicative only. CIs are 95% bootstrap intervals that include the spread between worker processes. "
+        "Accuracy: largest error relative to the output's scale vs the reference row, and top-1 agreement.</p>\n",
+        f);
 }
 
 static void env_block(FILE *f, const nnp_bench_result *r) {
