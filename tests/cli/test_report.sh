@@ -80,6 +80,10 @@ printf '{"schema_version": 1, "tool": "nnperf", "rows": [{"status": "ok", "stats
 [ ! -e "$work/x.html" ] && ok "no page written for a bad result" || bad "a page was written for a bad result"
 "$nnperf" report "$work/r.json" > /dev/null 2>&1; [ $? -eq 2 ] && ok "no -o: exit 2" || bad "no -o: not exit 2"
 
+# nnperf bench --html writes the same page at the end of the run
+"$nnperf" bench "$work/tiny.onnx" --backends native "${quick[@]}" --quiet --no-history --html "$work/b.html" > /dev/null 2>&1
+grep -q "id='cdf-0'" "$work/b.html" 2>/dev/null && grep -q "id='nnperf-result'" "$work/b.html" && ok "bench --html" || bad "bench --html"
+
 # a history run id works where a file does
 "$nnperf" bench "$work/tiny.onnx" --backends native "${quick[@]}" --quiet > /dev/null 2>&1
 "$nnperf" report 1 -o "$work/h.html" 2> "$work/err" && grep -q "id='cdf-0'" "$work/h.html" &&
@@ -102,14 +106,23 @@ n_svg=$(grep -o "<svg" "$work/dom.html" | wc -l)
 [ "$n_svg" -eq 7 ] && ok "rendered DOM holds the 7 SVG charts" || bad "rendered DOM holds $n_svg SVGs, expected 7"
 for size in 1100,2400 390,3000; do
   timeout 90 "${cr[@]}" --window-size=$size --screenshot="$work/shot-$size.png" "file://$work/report.html" > /dev/null 2>&1
-  $py - "$work/shot-$size.png" <<'PY' && ok "screenshot at $size is not blank" || bad "screenshot at $size"
+  $py - "$work/shot-$size.png" <<'PY' && ok "screenshot at $size is not blank and shows the charts" || bad "screenshot at $size"
 import sys
 from PIL import Image, ImageStat
-im = Image.open(sys.argv[1]).convert("L")
+rgb = Image.open(sys.argv[1]).convert("RGB")
+im = rgb.convert("L")
 st = ImageStat.Stat(im)
 dark = sum(im.histogram()[:128])
-print(f"  {sys.argv[1].rsplit('/', 1)[1]}: {im.size[0]}x{im.size[1]}, stddev {st.stddev[0]:.1f}, dark pixels {dark}")
+# the charts' bar colours (#3367d6 blue, #e8710a orange) on screen: the SVGs were drawn,
+# not only the text around them
+blue = orange = 0
+for r, g, b in rgb.getdata():
+    blue += abs(r - 0x33) < 20 and abs(g - 0x67) < 20 and abs(b - 0xd6) < 20
+    orange += abs(r - 0xe8) < 20 and abs(g - 0x71) < 20 and abs(b - 0x0a) < 20
+print(f"  {sys.argv[1].rsplit('/', 1)[1]}: {im.size[0]}x{im.size[1]}, stddev {st.stddev[0]:.1f}, dark pixels {dark}, "
+      f"bar-blue {blue}, bar-orange {orange}")
 assert st.stddev[0] > 15 and dark > 5000, "blank or nearly blank"
+assert blue > 500 and orange > 500, "no chart bars on screen"
 PY
 done
 timeout 90 "${cr[@]}" --print-to-pdf="$work/report.pdf" "file://$work/report.html" > /dev/null 2>&1
