@@ -36,6 +36,7 @@ typedef struct nnp_compare_row {
   double mw_p;               /* Mann-Whitney U, two-sided p (normal approximation, tie-corrected) */
   double cliffs_delta;       /* P(new > base) - P(new < base): -1..1, > 0 means NEW slower */
   int base_n, new_n, base_processes, new_processes;
+  double base_spread, new_spread; /* (largest - smallest) / smallest of each row's process medians */
   nnp_compare_verdict verdict;
 } nnp_compare_row;
 

@@ -117,6 +117,13 @@ int nnp_cmd_compare(int argc, char **argv) {
     snprintf(ci, sizeof ci, "[%.3f, %.3f]", c.ratio_lo, c.ratio_hi);
     printf("%-28s %10s %10s %7.3f %17s %7.3f %8.2g %+7.2f  %s\n", b->label, pb, pn, c.ratio, ci, c.proc_ratio, c.mw_p,
            c.cliffs_delta, nnp_compare_verdict_name(c.verdict));
+    /* a run whose own processes disagree by more than the threshold: the machine changed
+     * speed during it, and may have between the two runs as well */
+    double spread = c.base_spread > c.new_spread ? c.base_spread : c.new_spread;
+    if (spread > o.threshold)
+      printf("%-28s   note: the worker processes of %s differ by %.0f%% among themselves: the machine was noisy%s\n", "",
+             c.base_spread > c.new_spread ? "BASE" : "NEW", spread * 100,
+             c.verdict == NNP_CMP_SAME ? "" : "; rerun to confirm");
   }
   for (int j = 0; j < next.n_rows && used; j++)
     if (!used[j]) printf("%-28s only in NEW\n", next.rows[j].label);

@@ -133,8 +133,8 @@ static int row_groups(const nnp_bench_row *w, int *counts) {
   return w->n_processes;
 }
 
-/* Median of the process medians. */
-static double process_level_median(const nnp_bench_row *w, double *tmp) {
+/* Median of the process medians; *spread gets (largest - smallest) / smallest of them. */
+static double process_level_median(const nnp_bench_row *w, double *tmp, double *spread) {
   int counts[NNP_MAX_PROCESSES], g = row_groups(w, counts);
   double meds[NNP_MAX_PROCESSES];
   int used = 0;
@@ -143,6 +143,9 @@ static double process_level_median(const nnp_bench_row *w, double *tmp) {
     memcpy(tmp, w->samples + off, sizeof(double) * (size_t)counts[p]);
     meds[used++] = median_inplace(tmp, counts[p]);
   }
+  double lo = used ? meds[0] : NAN, hi = lo;
+  for (int k = 1; k < used; k++) lo = meds[k] < lo ? meds[k] : lo, hi = meds[k] > hi ? meds[k] : hi;
+  *spread = lo > 0 ? (hi - lo) / lo : 0;
   return used ? median_inplace(meds, used) : NAN;
 }
 
@@ -195,7 +198,7 @@ nnp_status nnp_compare_rows(const nnp_bench_row *base, const nnp_bench_row *next
   memcpy(buf, next->samples, sizeof(double) * (size_t)next->n_samples);
   double mn = median_inplace(buf, next->n_samples);
   out->ratio = mn / mb;
-  out->proc_ratio = process_level_median(next, buf) / process_level_median(base, buf);
+  out->proc_ratio = process_level_median(next, buf, &out->new_spread) / process_level_median(base, buf, &out->base_spread);
   uint64_t rng = o->seed ^ 0xC0FFEEull;
   int kept = 0;
   for (int r = 0; r < R; r++) {

@@ -88,6 +88,8 @@ static void test_verdicts(void) {
    * process-level median and the two-level interval do not */
   CHECK(verdict(base, one_slow, &c) == NNP_CMP_SAME);
   CHECK(c.ratio_hi > 1.2 && c.proc_ratio < 1.02);
+  CHECK_NEAR(c.new_spread, 0.3, 0.03); /* 5.2 / 4.0 - 1: reported as a noisy run */
+  CHECK(c.base_spread < 0.03);
 
   /* rows without samples are not compared; configurations must match */
   nnp_bench_row a, b;
