@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "cli/cli_result.h"
 #include "nnperf/compare.h"
+#include "util/atomic_file.h"
+#include "util/json_write.h"
 
 static const char compare_help[] =
     "usage: nnperf compare BASE NEW [options]\n\n"
@@ -23,7 +25,8 @@ static const char compare_help[] =
     "  --threshold X      smallest change that counts: 5% (default) or 0.05\n"
     "  --alpha A          significance level (default 0.05)\n"
     "  --seed N           bootstrap seed (default 1)\n"
-    "  --history DB       history database for run ids\n\n"
+    "  --history DB       history database for run ids\n"
+    "  --json FILE        the comparison as JSON too (per row: label, verdict, ratio, CI, ...)\n\n"
     "exit status: 0 no regression, 1 a regression (or an unreadable result), 2 bad command line\n";
 
 static int parse_fraction(const char *s, double *out) {
@@ -39,7 +42,7 @@ static int parse_fraction(const char *s, double *out) {
 static void ms(char *out, size_t n, double s) { snprintf(out, n, s >= 0 && isfinite(s) ? "%.3f" : "-", s * 1e3); }
 
 int nnp_cmd_compare(int argc, char **argv) {
-  const char *paths[2] = {NULL, NULL}, *history = NULL;
+  const char *paths[2] = {NULL, NULL}, *history = NULL, *json_path = NULL;
   nnp_compare_options o;
   nnp_compare_options_default(&o);
   int n_paths = 0;
@@ -50,7 +53,8 @@ int nnp_cmd_compare(int argc, char **argv) {
       fputs(compare_help, stdout);
       return CLI_OK;
     }
-    if (!strcmp(a, "--threshold") || !strcmp(a, "--alpha") || !strcmp(a, "--seed") || !strcmp(a, "--history")) {
+    if (!strcmp(a, "--threshold") || !strcmp(a, "--alpha") || !strcmp(a, "--seed") || !strcmp(a, "--history") ||
+        !strcmp(a, "--json")) {
       if (!v) return cli_usage_error("compare", "%s needs a value", a);
       i++;
       if (!strcmp(a, "--threshold")) {
@@ -63,6 +67,8 @@ int nnp_cmd_compare(int argc, char **argv) {
         char *end;
         o.seed = strtoull(v, &end, 10);
         if (*end || !*v) return cli_usage_error("compare", "--seed wants an integer");
+      } else if (!strcmp(a, "--json")) {
+        json_path = v;
       } else {
         history = v;
       }
@@ -85,6 +91,26 @@ int nnp_cmd_compare(int argc, char **argv) {
          next.env.timestamp, o.threshold * 100, o.alpha);
   printf("%-28s %10s %10s %7s %17s %7s %8s %7s  %s\n", "row", "base P50", "new P50", "ratio", "95% CI", "proc",
          "p", "delta", "verdict");
+  nnp_atomic_file jf = {0};
+  FILE *js = NULL;
+  if (json_path) {
+    if (nnp_atomic_open(&jf, json_path) != NNP_OK) {
+      nnp_bench_result_free(&base);
+      nnp_bench_result_free(&next);
+      return cli_fail("--json");
+    }
+    js = jf.f;
+    fputs("{\n  \"base\": ", js);
+    nnp_json_string(js, paths[0]);
+    fputs(",\n  \"new\": ", js);
+    nnp_json_string(js, paths[1]);
+    fputs(",\n  \"threshold\": ", js);
+    nnp_json_number(js, o.threshold);
+    fputs(",\n  \"alpha\": ", js);
+    nnp_json_number(js, o.alpha);
+    fprintf(js, ",\n  \"noisy\": %s,\n  \"rows\": [", base.noisy || next.noisy ? "true" : "false");
+  }
+  int n_json = 0;
   char *used = calloc((size_t)next.n_rows + 1, 1);
   int regressions = 0, improvements = 0, compared = 0, rc = CLI_OK;
   for (int i = 0; i < base.n_rows && used; i++) {
@@ -109,6 +135,23 @@ int nnp_cmd_compare(int argc, char **argv) {
       printf("%-28s %10s %10s %7s %17s %7s %8s %7s  not compared (status %s / %s)\n", b->label, pb, pn, "-", "-", "-", "-",
              "-", nnp_row_status_name(b->status), nnp_row_status_name(n->status));
       continue;
+    }
+    if (js) { /* one object per compared row; NaN becomes null */
+      fputs(n_json++ ? ",\n    {\"label\": " : "\n    {\"label\": ", js);
+      nnp_json_string(js, b->label);
+      fprintf(js, ", \"verdict\": \"%s\"", nnp_compare_verdict_name(c.verdict));
+      const struct {
+        const char *k;
+        double v;
+      } f[] = {{"base_p50_s", b->stats.p50}, {"new_p50_s", n->stats.p50}, {"ratio", c.ratio},
+               {"ratio_lo", c.ratio_lo},     {"ratio_hi", c.ratio_hi},   {"proc_ratio", c.proc_ratio},
+               {"mann_whitney_p", c.mw_p},   {"cliffs_delta", c.cliffs_delta}, {"base_spread", c.base_spread},
+               {"new_spread", c.new_spread}};
+      for (size_t k = 0; k < sizeof f / sizeof *f; k++) {
+        fprintf(js, ", \"%s\": ", f[k].k);
+        nnp_json_number(js, f[k].v);
+      }
+      fputc('}', js);
     }
     compared++;
     regressions += c.verdict == NNP_CMP_REGRESSION;
@@ -135,6 +178,12 @@ int nnp_cmd_compare(int argc, char **argv) {
            base.noisy && next.noisy ? "both runs were" : base.noisy ? "the BASE run was" : "the NEW run was");
   nnp_bench_result_free(&base);
   nnp_bench_result_free(&next);
+  if (js) {
+    fprintf(js, "%s],\n  \"compared\": %d,\n  \"regressions\": %d,\n  \"improvements\": %d\n}\n", n_json ? "\n  " : "",
+            compared, regressions, improvements);
+    if (rc != CLI_OK) nnp_atomic_abort(&jf);
+    else if (nnp_atomic_commit(&jf) != NNP_OK) rc = cli_fail("--json");
+  }
   if (rc != CLI_OK) return rc;
   return regressions ? CLI_FAIL : CLI_OK;
 }

@@ -101,6 +101,17 @@ fi
 "$nnperf" compare "$work/base.json" "$work/base.json" > "$work/cmp" 2>&1 && grep -q " 1.000 " "$work/cmp" &&
   grep -q " same" "$work/cmp" && ok "a result against itself: ratio 1.000, same" || bad "self compare: $(cat "$work/cmp")"
 
+# 4b. --json: the same verdicts for scripts
+"$nnperf" compare "$work/base.json" "$work/base.json" --json "$work/cmp.json" > /dev/null 2>&1
+$py - "$work/cmp.json" <<'PY' && ok "--json: rows with verdict, ratio 1 and its interval" || bad "--json: $(cat "$work/cmp.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["compared"] == 1 and d["regressions"] == 0 and d["threshold"] == 0.05, d
+r = d["rows"][0]
+assert r["verdict"] == "same" and r["ratio"] == 1 and r["ratio_lo"] <= 1 <= r["ratio_hi"], r
+assert r["label"] == "native fp32 t1 b8" and 0 < r["mann_whitney_p"] <= 1 and r["cliffs_delta"] == 0, r
+PY
+
 # 5. command-line and input errors
 "$nnperf" compare "$work/base.json" > /dev/null 2>&1; [ $? -eq 2 ] && ok "one result: exit 2" || bad "one result: not exit 2"
 "$nnperf" compare "$work/base.json" "$work/base.json" --threshold 5 > /dev/null 2>&1
