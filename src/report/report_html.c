@@ -39,7 +39,7 @@ static void base64(FILE *f, const unsigned char *p, size_t n) {
 static void fmt_time(char *out, size_t n, double s) {
   if (!(s >= 0) || !isfinite(s)) snprintf(out, n, "-");
   else if (s < 1e-3) snprintf(out, n, "%.0f us", s * 1e6);
-  else if (s < 1) snprintf(out, n, "%.3g ms", s * 1e3);
+  else if (s < 0.9995) snprintf(out, n, "%.3g ms", s * 1e3); /* 0.9996 s is "1 s", not "1e+03 ms" */
   else snprintf(out, n, "%.3g s", s);
 }
 
@@ -258,7 +258,7 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
       td_time(f, w->stats.p99);
       fmt_time(a, sizeof a, w->stats.p99_lo), fmt_time(b, sizeof b, w->stats.p99_hi);
       fprintf(f, "<td>%s .. %s%s</td><td>%.3f</td>", a, b, w->stats.p99_underpowered ? "*" : "", w->stats.cv);
-      fprintf(f, "<td>%.4g</td>", w->items_per_s);
+      fprintf(f, w->items_per_s >= 100 ? "<td>%.0f</td>" : "<td>%.3g</td>", w->items_per_s);
     } else {
       fputs("<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>", f);
     }
