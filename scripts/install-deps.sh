@@ -15,12 +15,17 @@
 #                         (scripts/install-python.sh fills it from PyPI)
 #   libxnnpack-dev, libpthreadpool-dev   the `xnnpack` backend (XNNPACK's subgraph C API and
 #                         the thread pool it runs on); without them it is built out
+#   libjansson-dev        reads result JSON back (nnperf report, compare, history export)
+#   libsqlite3-dev        the run history database (nnperf history, compare by run id)
+#   chromium              test-only: renders the HTML report headless for the screenshot test
+#   python3-pil           test-only: checks the report screenshot is not blank (pixel variance)
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
-          libxnnpack-dev libpthreadpool-dev)
+          libxnnpack-dev libpthreadpool-dev
+          libjansson-dev libsqlite3-dev chromium python3-pil)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 /* The native backend: nnperf's own engine behind the backend vtable. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,6 +29,7 @@ typedef struct native_state {
   nnp_plan_options base;
   cached_plan cache[NATIVE_PLAN_CACHE];
   uint64_t tick;
+  double delay_pct; /* test-only: "delay_pct=10" makes every inference 10% slower */
 } native_state;
 
 static double now_s(void) {
@@ -78,9 +80,21 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   }
   rep->parse_s = t1 - t0;
   rep->compile_s = now_s() - t1;
+  /* Test-only slowdown, so that tests can show `nnperf compare` detects a known
+   * regression: each inference busy-waits delay_pct % of its own time after it ran. */
+  const char *d = cfg->options ? strstr(cfg->options, "delay_pct=") : NULL;
+  if (d) s->delay_pct = atof(d + 10);
+  if (s->delay_pct < 0 || s->delay_pct > 1000) {
+    native_unload(s);
+    return nnp_error(NNP_ERR_INVALID, "native: delay_pct must be 0..1000, not '%s'", d + 10);
+  }
   rep->threads_used = 1;
   if (cfg->threads > 1)
     snprintf(rep->note, sizeof rep->note, "native engine runs on 1 thread so far (asked for %d)", cfg->threads);
+  if (s->delay_pct > 0) {
+    size_t nl = strlen(rep->note);
+    snprintf(rep->note + nl, sizeof rep->note - nl, "%stest-only delay of %g%% injected", nl ? "; " : "", s->delay_pct);
+  }
   *state = s;
   return NNP_OK;
 }
@@ -88,7 +102,16 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
 static int native_num_inputs(void *st) { return nnp_plan_num_inputs(((native_state *)st)->plan); }
 static const char *native_input_name(void *st, int i) { return nnp_plan_input_name(((native_state *)st)->plan, i); }
 static nnp_tensor *native_input(void *st, int i) { return nnp_plan_input(((native_state *)st)->plan, i); }
-static nnp_status native_run(void *st) { return nnp_plan_run(((native_state *)st)->plan); }
+static nnp_status native_run(void *st) {
+  native_state *s = st;
+  if (!(s->delay_pct > 0)) return nnp_plan_run(s->plan);
+  double t0 = now_s();
+  nnp_status rs = nnp_plan_run(s->plan);
+  double until = t0 + (now_s() - t0) * (1 + s->delay_pct / 100);
+  while (now_s() < until) { /* busy, like compute: a sleep would give the CPU away */
+  }
+  return rs;
+}
 
 static nnp_status native_reshape(void *st, int i, int rank, const int64_t *dims) {
   native_state *s = st;

@@ -18,6 +18,9 @@ int nnp_cmd_inspect(int argc, char **argv);
 int nnp_cmd_zoo(int argc, char **argv);
 int nnp_cmd_bench(int argc, char **argv);
 int nnp_cmd_backends(int argc, char **argv);
+int nnp_cmd_report(int argc, char **argv);
+int nnp_cmd_history(int argc, char **argv);
+int nnp_cmd_compare(int argc, char **argv);
 
 /* Prints "nnperf: error: <last error>" (one line) and returns CLI_FAIL. */
 int cli_fail(const char *what);

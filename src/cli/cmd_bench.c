@@ -15,6 +15,8 @@
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
 #include "nnperf/backend.h"
+#include "nnperf/history.h"
+#include "nnperf/report_html.h"
 #include "nnperf/onnx.h"
 #include "nnperf/report.h"
 #include "nnperf/zoo.h"
@@ -60,6 +62,10 @@ static const char bench_help[] =
     "  --allow-mixed          rank rows that differ in precision or threads (shown as columns)\n"
     "  --json FILE            full result with raw samples (rewritten after every row)\n"
     "  --csv FILE             one line per row\n"
+    "  --html FILE            the HTML report of the run (as nnperf report writes it)\n"
+    "  --no-history           do not store the run in the history database (nnperf history)\n"
+    "  --history DB           history database (default $NNPERF_HISTORY or\n"
+    "                         ~/.local/share/nnperf/history.db)\n"
     "  --quiet                no table, no progress\n\n"
     "exit status: 0 all rows ok or unavailable, 1 a row failed (still recorded), 2 bad command line\n\n"
     "examples:\n"
@@ -196,7 +202,8 @@ int nnp_cmd_bench(int argc, char **argv) {
   long long mem_mib = 0, seed = 1, processes = 3;
   char *threads_arg = NULL;
   double timeout_s = 600;
-  int quiet = 0, pin = 0, allow_mixed = 0;
+  int quiet = 0, pin = 0, allow_mixed = 0, no_history = 0;
+  const char *history_path = NULL, *html_path = NULL;
   nnp_loop_spec loop;
   nnp_loop_spec_default(&loop);
   char command_line[1024]; /* recorded before list options are split in place */
@@ -235,7 +242,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     static const char *const value_options[] = {"--backends", "--backend", "--precision", "--backend-options",
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
-                                                "--csv", "--baseline", "--shape", "--processes"};
+                                                "--csv", "--baseline", "--shape", "--processes", "--history", "--html"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -269,6 +276,9 @@ int nnp_cmd_bench(int argc, char **argv) {
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else if (!strcmp(a, "--pin")) pin = 1;
     else if (!strcmp(a, "--allow-mixed")) allow_mixed = 1;
+    else if (!strcmp(a, "--no-history")) no_history = 1;
+    else if (!strcmp(a, "--history")) history_path = argv[++i];
+    else if (!strcmp(a, "--html")) html_path = argv[++i];
     else if (a[0] == '-') return cli_usage_error("bench", "unknown option '%s'", a);
     else if (!mo.model) mo.model = a;
     else return cli_usage_error("bench", "more than one model given");
@@ -529,7 +539,22 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (nnp_env_is_busy(&res.env)) res.noisy = true;
   if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) rc = cli_fail("--json");
   if (csv_path && nnp_report_write_csv(&res, csv_path) != NNP_OK) rc = cli_fail("--csv");
+  if (html_path && nnp_report_write_html(&res, html_path) != NNP_OK) rc = cli_fail("--html");
   if (!quiet) nnp_report_table(stdout, &res);
+  if (!no_history && res.n_rows > 0) { /* every run goes to the history, unless asked not to */
+    char hpath[1024];
+    nnp_history *h = NULL;
+    int64_t run_id = 0;
+    if (history_path) snprintf(hpath, sizeof hpath, "%s", history_path);
+    if ((history_path || nnp_history_default_path(hpath, sizeof hpath) == NNP_OK) &&
+        nnp_history_open(hpath, &h) == NNP_OK && nnp_history_add(h, &res, &run_id) == NNP_OK) {
+      if (!quiet) fprintf(stderr, "nnperf: stored as history run %lld (%s)\n", (long long)run_id, hpath);
+    } else {
+      /* the measurement itself is fine: say so, keep the exit status */
+      fprintf(stderr, "nnperf: warning: run not stored in the history: %s\n", nnp_last_error());
+    }
+    nnp_history_close(h);
+  }
   if (nnp_bench_interrupted) {
     fprintf(stderr, "nnperf: interrupted: %d of %d rows finished%s%s\n", res.n_rows, total_rows,
             json_path ? ", saved to " : "", json_path ? json_path : "");

@@ -1,0 +1,36 @@
+/* Loading a result for report/compare: from a file, or from the run history. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_result.h"
+#include "nnperf/history.h"
+#include "nnperf/result_load.h"
+
+int cli_history_id(const char *spec, long long *id) {
+  if (!strncmp(spec, "history:", 8)) spec += 8;
+  else if (*spec == '@') spec++;
+  char *end;
+  errno = 0;
+  long long v = strtoll(spec, &end, 10);
+  if (errno || end == spec || *end || v < 1) return 0;
+  *id = v;
+  return 1;
+}
+
+nnp_status cli_load_result(const char *spec, const char *history_path, nnp_bench_result *out) {
+  long long id;
+  if (access(spec, F_OK) == 0 || !cli_history_id(spec, &id)) return nnp_result_load_file(spec, out);
+  char path[1024];
+  if (history_path) snprintf(path, sizeof path, "%s", history_path);
+  else NNP_TRY(nnp_history_default_path(path, sizeof path));
+  if (access(path, F_OK) != 0)
+    return nnp_error(NNP_ERR_IO, "'%s' is neither a result file nor a run of the history '%s' (no such database)", spec,
+                     path);
+  nnp_history *h;
+  NNP_TRY(nnp_history_open(path, &h));
+  nnp_status s = nnp_history_load(h, id, out);
+  nnp_history_close(h);
+  return s;
+}

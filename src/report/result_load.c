@@ -1,0 +1,385 @@
+/* Result JSON reader (libjansson). Every field the writer (report_json.c) emits is read
+ * back into the same structs; a field of the wrong type is an error that names its path
+ * in the document, so a hand-edited or truncated file says exactly what is wrong. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/result_load.h"
+
+/* The place being read, for error messages: "name: rows[3].stats.p50". */
+typedef struct reader {
+  const char *name;
+  char where[128];
+} reader;
+
+static nnp_status bad(const reader *rd, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static nnp_status bad(const reader *rd, const char *field, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nnp_error(NNP_ERR_FORMAT, "%s: %s%s%s: %s", rd->name, rd->where, rd->where[0] ? "." : "", field, msg);
+}
+
+/* --- typed getters: absent fields keep the default already in *out ------------------------ */
+
+static nnp_status get_str(const reader *rd, json_t *obj, const char *key, char *out, size_t cap) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_string(v)) return bad(rd, key, "expected a string");
+  snprintf(out, cap, "%s", json_string_value(v));
+  return NNP_OK;
+}
+
+/* Numbers: null (or absent) gives null_value, e.g. -1 for "not measured". */
+static nnp_status get_num(const reader *rd, json_t *obj, const char *key, double null_value, double *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    *out = null_value;
+    return NNP_OK;
+  }
+  if (!json_is_number(v)) return bad(rd, key, "expected a number or null");
+  *out = json_number_value(v);
+  return NNP_OK;
+}
+
+static nnp_status get_int(const reader *rd, json_t *obj, const char *key, long long lo, long long hi,
+                          long long null_value, long long *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    *out = null_value;
+    return NNP_OK;
+  }
+  if (!json_is_integer(v)) return bad(rd, key, "expected an integer");
+  long long x = json_integer_value(v);
+  if (x < lo || x > hi) return bad(rd, key, "%lld is outside %lld..%lld", x, lo, hi);
+  *out = x;
+  return NNP_OK;
+}
+
+static nnp_status get_bool(const reader *rd, json_t *obj, const char *key, bool *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_boolean(v)) return bad(rd, key, "expected true or false");
+  *out = json_is_true(v);
+  return NNP_OK;
+}
+
+static nnp_status get_obj(const reader *rd, json_t *obj, const char *key, json_t **out) {
+  json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_object(v)) return bad(rd, key, "expected an object or null");
+  *out = v;
+  return NNP_OK;
+}
+
+/* "p50_ci": [lo, hi] */
+static nnp_status get_pair(const reader *rd, json_t *obj, const char *key, double *lo, double *hi) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_array(v) || json_array_size(v) != 2) return bad(rd, key, "expected [lo, hi]");
+  json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+  if ((!json_is_number(a) && !json_is_null(a)) || (!json_is_number(b) && !json_is_null(b)))
+    return bad(rd, key, "expected [lo, hi] numbers");
+  *lo = json_is_number(a) ? json_number_value(a) : NAN;
+  *hi = json_is_number(b) ? json_number_value(b) : NAN;
+  return NNP_OK;
+}
+
+#define INT_FIELD(obj, key, lo, hi, nullv, dst)                      \
+  do {                                                               \
+    long long v_ = 0;                                                \
+    NNP_TRY(get_int(rd, (obj), (key), (lo), (hi), (nullv), &v_));   \
+    (dst) = v_;                                                      \
+  } while (0)
+
+/* --- sections ------------------------------------------------------------------------------ */
+
+static nnp_status read_loop(reader *rd, json_t *o, nnp_loop_spec *l) {
+  snprintf(rd->where, sizeof rd->where, "loop");
+  INT_FIELD(o, "warmup_min", 0, 1 << 30, l->warmup_min, l->warmup_min);
+  INT_FIELD(o, "warmup_max", 0, 1 << 30, l->warmup_max, l->warmup_max);
+  INT_FIELD(o, "warmup_window", 0, 1 << 30, l->warmup_window, l->warmup_window);
+  NNP_TRY(get_num(rd, o, "warmup_tol", l->warmup_tol, &l->warmup_tol));
+  INT_FIELD(o, "iterations", 0, 1 << 30, l->iterations, l->iterations);
+  NNP_TRY(get_num(rd, o, "min_time_s", l->min_time_s, &l->min_time_s));
+  NNP_TRY(get_num(rd, o, "max_time_s", l->max_time_s, &l->max_time_s));
+  return get_num(rd, o, "warmup_max_time_s", l->warmup_max_time_s, &l->warmup_max_time_s);
+}
+
+static nnp_status read_env(reader *rd, json_t *o, nnp_env *e) {
+  snprintf(rd->where, sizeof rd->where, "env");
+  NNP_TRY(get_str(rd, o, "cpu_model", e->cpu_model, sizeof e->cpu_model));
+  NNP_TRY(get_str(rd, o, "cpu_flags", e->cpu_flags, sizeof e->cpu_flags));
+  INT_FIELD(o, "cpus_online", 0, 1 << 24, 0, e->cpus_online);
+  INT_FIELD(o, "cpus_allowed", 0, 1 << 24, 0, e->cpus_allowed);
+  INT_FIELD(o, "mem_total_bytes", 0, INT64_MAX, 0, e->mem_total_bytes);
+  INT_FIELD(o, "mem_available_bytes", 0, INT64_MAX, 0, e->mem_available_bytes);
+  NNP_TRY(get_str(rd, o, "os", e->os, sizeof e->os));
+  NNP_TRY(get_str(rd, o, "kernel", e->kernel, sizeof e->kernel));
+  NNP_TRY(get_str(rd, o, "hostname", e->hostname, sizeof e->hostname));
+  NNP_TRY(get_str(rd, o, "compiler", e->compiler, sizeof e->compiler));
+  NNP_TRY(get_str(rd, o, "build_flags", e->build_flags, sizeof e->build_flags));
+  NNP_TRY(get_str(rd, o, "governor", e->governor, sizeof e->governor));
+  NNP_TRY(get_num(rd, o, "cpu_mhz", 0, &e->cpu_mhz));
+  NNP_TRY(get_num(rd, o, "loadavg1", 0, &e->loadavg1));
+  NNP_TRY(get_str(rd, o, "gpu", e->gpu, sizeof e->gpu));
+  return get_str(rd, o, "timestamp", e->timestamp, sizeof e->timestamp);
+}
+
+static nnp_status read_stats(reader *rd, json_t *o, nnp_stats *s) {
+  INT_FIELD(o, "n", 0, INT32_MAX, 0, s->n);
+  const struct {
+    const char *key;
+    double *dst;
+  } nums[] = {{"min", &s->min}, {"max", &s->max}, {"mean", &s->mean}, {"stdev", &s->stdev}, {"cv", &s->cv},
+              {"p50", &s->p50}, {"p90", &s->p90}, {"p95", &s->p95},   {"p99", &s->p99},     {"p999", &s->p999}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) NNP_TRY(get_num(rd, o, nums[i].key, NAN, nums[i].dst));
+  s->p50_lo = s->p50_hi = s->p99_lo = s->p99_hi = NAN;
+  NNP_TRY(get_pair(rd, o, "p50_ci", &s->p50_lo, &s->p50_hi));
+  NNP_TRY(get_pair(rd, o, "p99_ci", &s->p99_lo, &s->p99_hi));
+  NNP_TRY(get_bool(rd, o, "p99_underpowered", &s->p99_underpowered));
+  return get_bool(rd, o, "p999_underpowered", &s->p999_underpowered);
+}
+
+static nnp_status read_accuracy(reader *rd, json_t *o, nnp_accuracy *a) {
+  NNP_TRY(get_bool(rd, o, "compared", &a->compared));
+  NNP_TRY(get_str(rd, o, "reference", a->reference, sizeof a->reference));
+  NNP_TRY(get_num(rd, o, "max_abs", NAN, &a->max_abs));
+  NNP_TRY(get_num(rd, o, "max_rel", NAN, &a->max_rel));
+  NNP_TRY(get_num(rd, o, "cosine", NAN, &a->cosine));
+  NNP_TRY(get_num(rd, o, "top1", -1, &a->top1)); /* negative: not a classifier (bench.h) */
+  NNP_TRY(get_num(rd, o, "top5", -1, &a->top5));
+  return get_bool(rd, o, "within_tol", &a->within_tol);
+}
+
+static int parse_status(const char *s, nnp_row_status *out) {
+  for (int k = NNP_ROW_OK; k <= NNP_ROW_OOM; k++)
+    if (!strcmp(s, nnp_row_status_name((nnp_row_status)k))) {
+      *out = (nnp_row_status)k;
+      return 1;
+    }
+  return 0;
+}
+
+static nnp_status read_row(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  if (!json_is_object(o)) return bad(rd, "", "expected an object");
+  char word[32] = "";
+  NNP_TRY(get_str(rd, o, "label", w->label, sizeof w->label));
+  NNP_TRY(get_str(rd, o, "backend", w->backend, sizeof w->backend));
+  NNP_TRY(get_str(rd, o, "backend_version", w->backend_version, sizeof w->backend_version));
+  NNP_TRY(get_str(rd, o, "precision", word, sizeof word));
+  if (word[0] && !nnp_precision_parse(word, &w->precision)) return bad(rd, "precision", "unknown precision '%s'", word);
+  INT_FIELD(o, "threads", 0, 1 << 20, 0, w->threads);
+  INT_FIELD(o, "batch", 0, INT64_MAX, 0, w->batch);
+  NNP_TRY(get_str(rd, o, "scenario", w->scenario, sizeof w->scenario));
+  word[0] = 0;
+  NNP_TRY(get_str(rd, o, "status", word, sizeof word));
+  if (!word[0]) return bad(rd, "status", "missing");
+  if (!parse_status(word, &w->status)) return bad(rd, "status", "unknown status '%s'", word);
+  NNP_TRY(get_str(rd, o, "reason", w->reason, sizeof w->reason));
+  NNP_TRY(get_str(rd, o, "note", w->note, sizeof w->note));
+  INT_FIELD(o, "exit_status", INT32_MIN, INT32_MAX, 0, w->exit_status);
+  INT_FIELD(o, "term_signal", 0, 1024, 0, w->term_signal);
+
+  json_t *sub;
+  NNP_TRY(get_obj(rd, o, "phases", &sub));
+  w->spawn_to_ready_s = w->parse_s = w->compile_s = w->load_s = w->first_s = w->cold_start_s = -1;
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].phases", idx);
+    NNP_TRY(get_num(rd, sub, "spawn_to_ready_s", -1, &w->spawn_to_ready_s));
+    NNP_TRY(get_num(rd, sub, "parse_s", -1, &w->parse_s));
+    NNP_TRY(get_num(rd, sub, "compile_s", -1, &w->compile_s));
+    NNP_TRY(get_num(rd, sub, "load_s", -1, &w->load_s));
+    NNP_TRY(get_num(rd, sub, "first_s", -1, &w->first_s));
+    NNP_TRY(get_num(rd, sub, "cold_start_s", -1, &w->cold_start_s));
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(get_obj(rd, o, "warmup", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].warmup", idx);
+    INT_FIELD(sub, "iterations", 0, INT32_MAX, 0, w->warmup_iterations);
+    NNP_TRY(get_bool(rd, sub, "stable", &w->warmup_stable));
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(get_obj(rd, o, "stats", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].stats", idx);
+    NNP_TRY(read_stats(rd, sub, &w->stats));
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(get_num(rd, o, "items_per_s", 0, &w->items_per_s));
+  NNP_TRY(get_num(rd, o, "measured_items_per_s", 0, &w->measured_items_per_s));
+  NNP_TRY(get_bool(rd, o, "time_capped", &w->time_capped));
+  NNP_TRY(get_obj(rd, o, "memory", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].memory", idx);
+    INT_FIELD(sub, "peak_rss_bytes", 0, INT64_MAX, 0, w->peak_rss_bytes);
+    INT_FIELD(sub, "vmhwm_bytes", 0, INT64_MAX, 0, w->vmhwm_bytes);
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(get_obj(rd, o, "accuracy", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].accuracy", idx);
+    NNP_TRY(read_accuracy(rd, sub, &w->acc));
+  } else {
+    w->acc.top1 = w->acc.top5 = -1;
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+
+  /* raw samples: the reason this file exists; every one a finite, non-negative number */
+  json_t *samples = json_object_get(o, "samples_s");
+  if (samples && !json_is_null(samples)) {
+    if (!json_is_array(samples)) return bad(rd, "samples_s", "expected an array of numbers");
+    size_t n = json_array_size(samples);
+    if (n > (size_t)INT32_MAX / 2) return bad(rd, "samples_s", "too many samples (%zu)", n);
+    if (n) {
+      w->samples = nnp_malloc(n * sizeof *w->samples);
+      if (!w->samples) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory for %zu samples", rd->name, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+      json_t *x = json_array_get(samples, i);
+      double v = json_is_number(x) ? json_number_value(x) : NAN;
+      if (!(v >= 0) || !isfinite(v)) return bad(rd, "samples_s", "element %zu is not a finite number >= 0", i);
+      w->samples[i] = v;
+    }
+    w->n_samples = (int)n;
+  }
+  if (w->stats.n && w->stats.n != w->n_samples)
+    return bad(rd, "stats.n", "%d, but samples_s has %d samples", w->stats.n, w->n_samples);
+
+  /* processes: their counts must add up to the samples (the cluster statistics rely on it) */
+  INT_FIELD(o, "processes", 0, NNP_MAX_PROCESSES, 0, w->n_processes);
+  json_t *ps = json_object_get(o, "process_samples");
+  if (ps && !json_is_null(ps)) {
+    if (!json_is_array(ps) || json_array_size(ps) > NNP_MAX_PROCESSES)
+      return bad(rd, "process_samples", "expected an array of at most %d counts", NNP_MAX_PROCESSES);
+    long long sum = 0;
+    size_t np = json_array_size(ps);
+    for (size_t p = 0; p < np; p++) {
+      json_t *x = json_array_get(ps, p);
+      if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > INT32_MAX)
+        return bad(rd, "process_samples", "element %zu is not a count", p);
+      w->process_samples[p] = (int)json_integer_value(x);
+      sum += json_integer_value(x);
+    }
+    if (np && (int)np != w->n_processes)
+      return bad(rd, "process_samples", "has %zu counts for %d processes", np, w->n_processes);
+    if (np && sum != w->n_samples)
+      return bad(rd, "process_samples", "counts add up to %lld, samples_s has %d", sum, w->n_samples);
+  }
+  if (w->n_processes && !(ps && json_array_size(ps))) w->n_processes = 0; /* counts unknown: one group */
+  return NNP_OK;
+}
+
+static nnp_status read_document(reader *rd, json_t *root, nnp_bench_result *r) {
+  if (!json_is_object(root)) return bad(rd, "(top level)", "expected an object");
+  long long version = 0;
+  NNP_TRY(get_int(rd, root, "schema_version", 0, INT32_MAX, 0, &version));
+  if (!json_object_get(root, "schema_version")) return bad(rd, "schema_version", "missing: not an nnperf result");
+  if (version != NNP_RESULT_SCHEMA_VERSION)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "%s: schema_version %lld; this nnperf reads version %d", rd->name, version,
+                     NNP_RESULT_SCHEMA_VERSION);
+  char tool[32] = "";
+  NNP_TRY(get_str(rd, root, "tool", tool, sizeof tool));
+  if (strcmp(tool, "nnperf")) return bad(rd, "tool", "'%s', expected \"nnperf\"", tool);
+  NNP_TRY(get_str(rd, root, "nnperf_version", r->nnperf_version, sizeof r->nnperf_version));
+  NNP_TRY(get_str(rd, root, "command_line", r->command_line, sizeof r->command_line));
+  NNP_TRY(get_str(rd, root, "model", r->model, sizeof r->model));
+  json_t *seed = json_object_get(root, "seed");
+  if (seed && !json_is_null(seed)) {
+    /* written as uint64 (%llu); jansson reads integers as signed 64-bit and refuses
+     * larger ones, so very large seeds do not survive: the bench CLI caps seeds at 2^62 */
+    if (!json_is_integer(seed) || json_integer_value(seed) < 0) return bad(rd, "seed", "expected an integer >= 0");
+    r->seed = (uint64_t)json_integer_value(seed);
+  }
+  nnp_loop_spec_default(&r->loop);
+  json_t *sub;
+  NNP_TRY(get_obj(rd, root, "loop", &sub));
+  if (sub) NNP_TRY(read_loop(rd, sub, &r->loop));
+  rd->where[0] = 0;
+  NNP_TRY(get_obj(rd, root, "env", &sub));
+  if (sub) NNP_TRY(read_env(rd, sub, &r->env));
+  rd->where[0] = 0;
+  NNP_TRY(get_num(rd, root, "accuracy_rtol", -1, &r->accuracy_rtol));
+  NNP_TRY(get_str(rd, root, "baseline", r->baseline, sizeof r->baseline));
+  NNP_TRY(get_bool(rd, root, "allow_mixed", &r->allow_mixed));
+  NNP_TRY(get_bool(rd, root, "noisy", &r->noisy));
+  json_t *rows = json_object_get(root, "rows");
+  if (!rows || !json_is_array(rows)) return bad(rd, "rows", "missing or not an array");
+  size_t n = json_array_size(rows);
+  if (n > 1 << 20) return bad(rd, "rows", "too many rows (%zu)", n);
+  if (n) {
+    r->rows = nnp_calloc(n, sizeof *r->rows);
+    if (!r->rows) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory for %zu rows", rd->name, n);
+    r->cap_rows = (int)n;
+  }
+  for (size_t i = 0; i < n; i++) {
+    r->n_rows = (int)i + 1; /* counted before reading, so a failure frees what was read */
+    NNP_TRY(read_row(rd, json_array_get(rows, i), (int)i, &r->rows[i]));
+  }
+  return NNP_OK;
+}
+
+nnp_status nnp_result_load_buffer(const char *data, size_t n, const char *name, nnp_bench_result *out) {
+  if (!out) return nnp_error(NNP_ERR_INVALID, "result_load: no output");
+  memset(out, 0, sizeof *out);
+  reader rd = {.name = name ? name : "result"};
+  if (!data) return nnp_error(NNP_ERR_INVALID, "%s: no data", rd.name);
+  json_error_t jerr;
+  /* JSON_REJECT_DUPLICATES: a key given twice is ambiguous, not "the last one wins" */
+  json_t *root = json_loadb(data, n, JSON_REJECT_DUPLICATES, &jerr);
+  if (!root)
+    return nnp_error(NNP_ERR_FORMAT, "%s: not valid JSON at line %d column %d: %s", rd.name, jerr.line, jerr.column,
+                     jerr.text);
+  nnp_status s = read_document(&rd, root, out);
+  json_decref(root);
+  if (s != NNP_OK) {
+    nnp_bench_result_free(out);
+    memset(out, 0, sizeof *out);
+  }
+  return s;
+}
+
+nnp_status nnp_result_load_file(const char *path, nnp_bench_result *out) {
+  if (out) memset(out, 0, sizeof *out);
+  if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "result_load: empty path");
+  FILE *f = fopen(path, "rb");
+  if (!f) return nnp_error(NNP_ERR_IO, "cannot open result '%s': %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = nnp_malloc(cap);
+  nnp_status s = NNP_OK;
+  while (buf) {
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (len < cap) break;
+    if (cap > ((size_t)1 << 31)) {
+      s = nnp_error(NNP_ERR_LIMIT, "result '%s' is larger than 2 GiB", path);
+      break;
+    }
+    char *nb = nnp_realloc(buf, cap * 2);
+    if (!nb) {
+      s = nnp_error(NNP_ERR_NOMEM, "out of memory reading '%s'", path);
+      break;
+    }
+    buf = nb;
+    cap *= 2;
+  }
+  int read_err = ferror(f);
+  fclose(f);
+  if (s == NNP_OK && !buf) s = nnp_error(NNP_ERR_NOMEM, "out of memory reading '%s'", path);
+  if (s == NNP_OK && read_err) s = nnp_error(NNP_ERR_IO, "cannot read result '%s'", path);
+  if (s == NNP_OK) s = nnp_result_load_buffer(buf, len, path, out);
+  nnp_free(buf);
+  return s;
+}

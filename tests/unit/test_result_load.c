@@ -1,0 +1,181 @@
+/* The result JSON reader: a written result reads back into the same structs (written
+ * again it is byte-identical), and malformed documents fail with a message naming the
+ * field at fault. */
+#include <string.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/report.h"
+#include "nnperf/result_load.h"
+#include "test.h"
+
+static void set_str(char *dst, size_t cap, const char *s) { snprintf(dst, cap, "%s", s); }
+
+static void make_row(nnp_bench_row *w, const char *label, nnp_row_status st, int n, int procs) {
+  memset(w, 0, sizeof *w);
+  set_str(w->backend, sizeof w->backend, "native");
+  set_str(w->backend_version, sizeof w->backend_version, "nnperf 0.1.0");
+  set_str(w->label, sizeof w->label, label);
+  set_str(w->scenario, sizeof w->scenario, "static:1x3x8x8");
+  w->precision = NNP_FP32;
+  w->threads = 1;
+  w->batch = 2;
+  w->status = st;
+  w->spawn_to_ready_s = w->parse_s = w->compile_s = w->load_s = w->first_s = w->cold_start_s = -1;
+  w->acc.top1 = w->acc.top5 = -1;
+  if (st != NNP_ROW_OK) {
+    set_str(w->reason, sizeof w->reason, "worker died: \"SIGSEGV\"\n\tat x");
+    w->exit_status = -1;
+    w->term_signal = 11;
+    return;
+  }
+  w->parse_s = 0.001;
+  w->compile_s = 0.002;
+  w->load_s = 0.003;
+  w->first_s = 0.0041;
+  w->cold_start_s = 0.05;
+  w->warmup_iterations = 20;
+  w->warmup_stable = true;
+  w->samples = nnp_malloc((size_t)n * sizeof *w->samples);
+  CHECK(w->samples != NULL);
+  w->n_samples = n;
+  for (int i = 0; i < n; i++) w->samples[i] = 1e-3 * (1.0 + 0.01 * ((i * 37) % 11));
+  w->n_processes = procs;
+  for (int p = 0; p < procs; p++) w->process_samples[p] = n / procs + (p < n % procs);
+  CHECK_OK(nnp_stats_compute_grouped(w->samples, n, w->process_samples, procs, 7, &w->stats));
+  w->items_per_s = 2 / w->stats.p50;
+  w->measured_items_per_s = 1900.5;
+  w->peak_rss_bytes = (int64_t)150 << 20;
+  w->vmhwm_bytes = 12345678901LL;
+  w->acc.compared = true;
+  set_str(w->acc.reference, sizeof w->acc.reference, "native fp32 t1 b2");
+  w->acc.max_abs = 1e-7;
+  w->acc.max_rel = 2e-7;
+  w->acc.cosine = 1;
+  w->acc.within_tol = true;
+}
+
+static char *to_json(const nnp_bench_result *r, size_t *len) {
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, len);
+  nnp_report_json(f, r);
+  fclose(f);
+  return buf;
+}
+
+static void test_round_trip(void) {
+  nnp_bench_result r;
+  memset(&r, 0, sizeof r);
+  set_str(r.model, sizeof r.model, "models/a \"b\".onnx");
+  set_str(r.nnperf_version, sizeof r.nnperf_version, "0.1.0");
+  set_str(r.command_line, sizeof r.command_line, "nnperf bench x");
+  nnp_env_capture(&r.env);
+  nnp_loop_spec_default(&r.loop);
+  r.seed = 123456789012345ULL;
+  r.accuracy_rtol = 1e-4;
+  r.noisy = true;
+  r.n_rows = r.cap_rows = 3;
+  r.rows = nnp_calloc(3, sizeof *r.rows);
+  make_row(&r.rows[0], "native fp32 t1 b2", NNP_ROW_OK, 301, 3);
+  make_row(&r.rows[1], "fault fp32 t1 b2", NNP_ROW_CRASHED, 0, 0);
+  make_row(&r.rows[2], "native fp32 t1 b2 #2", NNP_ROW_OK, 50, 1);
+  r.rows[2].acc.compared = false;
+  size_t n1 = 0, n2 = 0;
+  char *j1 = to_json(&r, &n1);
+  nnp_bench_result back;
+  CHECK_OK(nnp_result_load_buffer(j1, n1, "mem", &back));
+  CHECK(back.n_rows == 3);
+  if (back.n_rows == 3) {
+    CHECK(back.rows[0].n_samples == 301 && back.rows[0].n_processes == 3);
+    CHECK_NEAR(back.rows[0].samples[5], r.rows[0].samples[5], 1e-14); /* %.9g */
+    CHECK_NEAR(back.rows[0].stats.p50, r.rows[0].stats.p50, 1e-14);
+    CHECK(back.rows[0].vmhwm_bytes == 12345678901LL);
+    CHECK(back.rows[1].status == NNP_ROW_CRASHED && back.rows[1].term_signal == 11);
+    CHECK(back.rows[1].first_s < 0 && back.rows[1].stats.n == 0);
+    CHECK(!strcmp(back.rows[1].reason, r.rows[1].reason));
+    CHECK(back.seed == r.seed && back.noisy);
+    CHECK(!strcmp(back.env.timestamp, r.env.timestamp));
+    char *j2 = to_json(&back, &n2);
+    CHECK_MSG(n1 == n2 && !memcmp(j1, j2, n1), "written again, the JSON differs (%zu vs %zu bytes)", n1, n2);
+    free(j2);
+  }
+  nnp_bench_result_free(&back);
+  nnp_bench_result_free(&r);
+  free(j1);
+}
+
+/* Each malformed document must fail, and its message must contain `want`. */
+static void expect_error(const char *doc, const char *want) {
+  nnp_bench_result r;
+  nnp_status s = nnp_result_load_buffer(doc, strlen(doc), "t.json", &r);
+  CHECK_MSG(s != NNP_OK, "accepted: %s", doc);
+  CHECK_MSG(strstr(nnp_last_error(), want) != NULL, "error '%s' does not say '%s'", nnp_last_error(), want);
+  CHECK(r.rows == NULL && r.n_rows == 0);
+}
+
+#define HEAD "{\"schema_version\": 1, \"tool\": \"nnperf\", "
+
+static void test_malformed(void) {
+  expect_error("", "not valid JSON");
+  expect_error("{\"schema_version\": 1, ", "not valid JSON at line 1");
+  expect_error("[1,2]", "expected an object");
+  expect_error("{\"rows\": []}", "schema_version: missing");
+  expect_error("{\"schema_version\": 2, \"tool\": \"nnperf\", \"rows\": []}", "schema_version 2");
+  expect_error("{\"schema_version\": 1, \"tool\": \"other\", \"rows\": []}", "tool");
+  expect_error(HEAD "\"rows\": {}}", "rows: missing or not an array");
+  expect_error(HEAD "\"seed\": -1, \"rows\": []}", "seed");
+  expect_error(HEAD "\"env\": {\"cpus_online\": \"2\"}, \"rows\": []}", "env.cpus_online: expected an integer");
+  expect_error(HEAD "\"rows\": [{\"label\": \"a\"}]}", "rows[0].status: missing");
+  expect_error(HEAD "\"rows\": [{\"status\": \"great\"}]}", "rows[0].status: unknown status 'great'");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"precision\": \"fp64\"}]}", "rows[0].precision");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"stats\": {\"p50\": \"1\"}}]}", "rows[0].stats.p50: expected a number");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"samples_s\": [0.1, null]}]}", "rows[0].samples_s: element 1");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"samples_s\": [0.1, -2]}]}", "element 1");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"stats\": {\"n\": 3}, \"samples_s\": [0.1]}]}", "stats.n");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"processes\": 2, \"process_samples\": [1, 1], \"samples_s\": [0.1]}]}",
+               "process_samples: counts add up to 2");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"processes\": 99}]}", "rows[0].processes");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"stats\": {\"p50_ci\": [1]}}]}", "p50_ci");
+  expect_error(HEAD "\"rows\": [], \"rows\": []}", "duplicate");
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\"}, 5]}", "rows[1]");
+}
+
+static void test_minimal_and_file(void) {
+  const char *doc = HEAD "\"future_field\": {\"x\": 1}, \"rows\": [{\"status\": \"unavailable\", \"reason\": \"no\"}]}";
+  nnp_bench_result r;
+  CHECK_OK(nnp_result_load_buffer(doc, strlen(doc), "min", &r));
+  CHECK(r.n_rows == 1 && r.rows[0].status == NNP_ROW_UNAVAILABLE && r.rows[0].first_s < 0);
+  nnp_bench_result_free(&r);
+  CHECK(nnp_result_load_file("/nonexistent/r.json", &r) == NNP_ERR_IO);
+  CHECK(strstr(nnp_last_error(), "/nonexistent/r.json") != NULL);
+}
+
+/* Every allocation the reader makes can fail: it then reports NNP_ERR_NOMEM and leaves
+ * nothing behind (ASan's leak check in the sanitizer build). */
+static void test_alloc_failure(void) {
+  const char *doc = HEAD "\"rows\": [{\"status\": \"ok\", \"processes\": 1, \"process_samples\": [2], "
+                         "\"samples_s\": [0.1, 0.2]}, {\"status\": \"ok\", \"samples_s\": [0.3]}]}";
+  int saw_nomem = 0;
+  for (long k = 1; k < 10; k++) {
+    nnp_bench_result r;
+    nnp_alloc_fail_after(k);
+    nnp_status s = nnp_result_load_buffer(doc, strlen(doc), "t.json", &r);
+    nnp_alloc_fail_after(0);
+    if (s == NNP_OK) {
+      CHECK(r.n_rows == 2 && r.rows[1].n_samples == 1);
+      nnp_bench_result_free(&r);
+      break;
+    }
+    saw_nomem++;
+    CHECK_MSG(s == NNP_ERR_NOMEM, "allocation %ld failing gave %s: %s", k, nnp_status_name(s), nnp_last_error());
+    CHECK(r.rows == NULL);
+  }
+  CHECK(saw_nomem == 3); /* rows, samples of row 0, samples of row 1 */
+}
+
+int main(void) {
+  test_round_trip();
+  test_malformed();
+  test_minimal_and_file();
+  test_alloc_failure();
+  TEST_MAIN_END();
+}
