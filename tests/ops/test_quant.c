@@ -3,7 +3,17 @@
  * QLinearMatMul against a naive integer loop with the spec's requantize (incl. per-channel
  * weights, bias and saturating outputs), ConvInteger/MatMulInteger with per-row/column
  * zero points, and the validation paths. */
+#include <stdarg.h>
+
 #include "ops/op_test_util.h"
+
+/* Frees the n test tensors (test_tensor copies its data). */
+static void test_free(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) nnp_tensor_free(va_arg(ap, nnp_tensor *));
+  va_end(ap);
+}
 
 static void test_quantize_rounding_saturation(void) {
   /* x / 1 with halves: rint rounds half to even (0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0,
@@ -33,6 +43,7 @@ static void test_quantize_rounding_saturation(void) {
   CHECK(Y.dtype == NNP_U8 && ((uint8_t *)Y.data)[1] == 2 && ((uint8_t *)Y.data)[6] == 0);
   nnp_tensor_free(&Y);
   test_node_free(&t);
+  test_free(4, &X, &S, &Zi, &Zu);
 }
 
 static void test_per_axis(void) {
@@ -66,6 +77,7 @@ static void test_per_axis(void) {
   CHECK(nnp_op_infer(q.n, 13, 3, in, 1, out, NULL) == NNP_ERR_SHAPE);
   test_node_free(&q);
   test_node_free(&dq);
+  test_free(3, &X, &S, &Z);
 }
 
 static void test_dequantize_int32(void) {
@@ -85,6 +97,7 @@ static void test_dequantize_int32(void) {
   nnp_tensor o[1];
   CHECK(nnp_op_infer(t.n, 13, 3, in3, 1, o, NULL) == NNP_ERR_SHAPE);
   test_node_free(&t);
+  test_free(3, &X, &S, &Z);
 }
 
 static uint32_t lcg(uint32_t *s) {
@@ -148,6 +161,7 @@ static void test_qlinear_conv(void) {
   in[1] = &WS;
   CHECK(nnp_op_infer(t.n, 10, 9, in, 1, o, NULL) != NNP_OK);
   test_node_free(&t);
+  test_free(10, &X, &Wt, &XS, &XZ, &WS, &WZ, &YS, &YZ, &B, &Bbad);
 }
 
 /* QLinearMatMul int8 x int8 -> int8 and MatMulInteger with per-row / per-column zps. */
@@ -201,6 +215,7 @@ static void test_qlinear_matmul(void) {
   nnp_tensor o[1];
   CHECK(nnp_op_infer(mi.n, 10, 4, min, 1, o, NULL) != NNP_OK);
   test_node_free(&mi);
+  test_free(11, &A, &Bt, &AS, &AZ, &BS, &BZ, &YS, &YZ, &AU, &AZR, &BZC);
 }
 
 static void test_dynamic_quantize(void) {
@@ -217,6 +232,7 @@ static void test_dynamic_quantize(void) {
   CHECK(((uint8_t *)Y[0].data)[0] == 0 && ((uint8_t *)Y[0].data)[2] == 255 && ((uint8_t *)Y[0].data)[1] == 85);
   for (int i = 0; i < 3; i++) nnp_tensor_free(&Y[i]);
   test_node_free(&t);
+  nnp_tensor_free(&X);
 }
 
 int main(void) {
