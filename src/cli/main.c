@@ -21,6 +21,7 @@ static const command commands[] = {
     {"run", nnp_cmd_run, "run one inference with the native engine, write outputs as .npy"},
     {"inspect", nnp_cmd_inspect, "ops, shapes, parameters, MACs/FLOPs and activation memory of a model"},
     {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},
+    {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
 };
 
 static void usage(FILE *f) {
