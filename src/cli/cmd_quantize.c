@@ -204,7 +204,8 @@ int nnp_cmd_quantize(int argc, char **argv) {
   if (rc == CLI_OK && nnp_qdq_rewrite(gq, &table, keep, n_keep, &rep) != NNP_OK) rc = cli_fail("QDQ rewrite failed");
   if (rc == CLI_OK && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
   if (rc == CLI_OK)
-    printf("wrote %s: %d Conv/Gemm/MatMul quantized (QDQ), %d kept in FP32\n", out, rep.quantized, rep.skipped);
+    printf("wrote %s: %d Conv/Gemm/MatMul quantized (QDQ), %d kept in FP32, %d BatchNormalization folded\n", out,
+           rep.quantized, rep.skipped, rep.folded_bn);
   if (rc == CLI_OK && compare) {
     compare_result r;
     if (compare_models(g, gq, &co, compare, &r) != NNP_OK) rc = cli_fail("comparison failed");

@@ -205,12 +205,114 @@ static void drop_unused_initializers(nnp_graph *g) {
   nnp_free(used);
 }
 
+/* ---- BatchNormalization folding ----------------------------------------------------
+ * A BatchNormalization right after a Conv (its only consumer) is folded into the Conv's
+ * weights and bias before quantizing: per-channel weight scales are then computed on the
+ * weights that actually run, and the Conv's output is what ORT and OpenVINO expect to
+ * see between a DequantizeLinear and the next QuantizeLinear (an unfolded BN between
+ * them blocks their QLinearConv fusion). */
+
+static int count_consumers(const nnp_graph *g, int v) {
+  int c = 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_inputs; k++) c += g->nodes[i].inputs[k] == v;
+  for (int k = 0; k < g->n_outputs; k++) c += g->outputs[k] == v;
+  return c;
+}
+
+static void remove_node(nnp_graph *g, int i) {
+  nnp_node *n = &g->nodes[i];
+  nnp_free(n->name);
+  nnp_free(n->op_type);
+  nnp_free(n->domain);
+  nnp_free(n->inputs);
+  nnp_free(n->outputs);
+  for (int a = 0; a < n->n_attrs; a++) nnp_attr_clear(&n->attrs[a]);
+  nnp_free(n->attrs);
+  memmove(&g->nodes[i], &g->nodes[i + 1], sizeof *n * (size_t)(g->n_nodes - i - 1));
+  g->n_nodes--;
+}
+
+static const float *f32_init_vec(const nnp_graph *g, int v, int64_t n) {
+  if (v < 0 || v >= g->n_values) return NULL;
+  const nnp_value *val = &g->values[v];
+  if (val->kind != NNP_VALUE_INITIALIZER || !val->init || val->init->dtype != NNP_F32 || val->init->rank != 1 ||
+      val->init->dims[0] != n)
+    return NULL;
+  return val->init->data;
+}
+
+nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded) {
+  *folded = 0;
+  for (int bi = 0; bi < g->n_nodes; bi++) {
+    nnp_node *bn = &g->nodes[bi];
+    if (strcmp(bn->op_type, "BatchNormalization") || (bn->domain && bn->domain[0]) || bn->n_inputs != 5 ||
+        bn->n_outputs < 1 || nnp_attr_int(bn, "training_mode", 0) != 0)
+      continue;
+    int y = bn->inputs[0];
+    if (y < 0 || g->values[y].producer < 0 || count_consumers(g, y) != 1) continue;
+    int ci = g->values[y].producer;
+    nnp_node *cv = &g->nodes[ci];
+    if (strcmp(cv->op_type, "Conv") || (cv->domain && cv->domain[0]) || cv->n_inputs < 2 || cv->n_outputs != 1)
+      continue;
+    int wv = cv->inputs[1];
+    if (!is_f32_init(g, wv) || g->values[wv].init->rank < 3) continue;
+    const nnp_tensor *w = g->values[wv].init;
+    int64_t m = w->dims[0], per = nnp_tensor_numel(w) / (m ? m : 1);
+    const float *gam = f32_init_vec(g, bn->inputs[1], m), *beta = f32_init_vec(g, bn->inputs[2], m);
+    const float *mean = f32_init_vec(g, bn->inputs[3], m), *var = f32_init_vec(g, bn->inputs[4], m);
+    const float *b0 = cv->n_inputs >= 3 && cv->inputs[2] >= 0 ? f32_init_vec(g, cv->inputs[2], m) : NULL;
+    if (!gam || !beta || !mean || !var || (cv->n_inputs >= 3 && cv->inputs[2] >= 0 && !b0)) continue;
+    float eps = nnp_attr_float(bn, "epsilon", 1e-5f);
+    nnp_tensor nw = {NNP_F32, w->rank, {0}, NULL}, nb = {NNP_F32, 1, {m}, NULL};
+    memcpy(nw.dims, w->dims, sizeof nw.dims);
+    NNP_TRY(nnp_tensor_alloc(&nw));
+    nnp_status s = nnp_tensor_alloc(&nb);
+    if (s != NNP_OK) {
+      nnp_tensor_free(&nw);
+      return s;
+    }
+    for (int64_t c = 0; c < m; c++) {
+      float k = gam[c] / sqrtf(var[c] + eps);
+      for (int64_t j = 0; j < per; j++) ((float *)nw.data)[c * per + j] = ((const float *)w->data)[c * per + j] * k;
+      ((float *)nb.data)[c] = ((b0 ? b0[c] : 0.0f) - mean[c]) * k + beta[c];
+    }
+    char name[600];
+    int vw, vb;
+    snprintf(name, sizeof name, "%s_bnfolded", g->values[wv].name);
+    NNP_TRY(add_init(g, name, &nw, &vw));
+    snprintf(name, sizeof name, "%s_bias_bnfolded", g->nodes[bi].name ? g->nodes[bi].name : g->values[y].name);
+    if (nnp_graph_find_value(g, name) >= 0) snprintf(name, sizeof name, "%s_bias_bnfolded", g->values[y].name);
+    NNP_TRY(add_init(g, name, &nb, &vb));
+    cv = &g->nodes[ci];
+    bn = &g->nodes[bi];
+    if (cv->n_inputs < 3) {
+      int *ni = nnp_realloc(cv->inputs, 3 * sizeof *ni);
+      if (!ni) return nnp_error(NNP_ERR_NOMEM, "out of memory folding BatchNormalization");
+      cv->inputs = ni;
+      cv->n_inputs = 3;
+    }
+    cv->inputs[1] = vw;
+    cv->inputs[2] = vb;
+    cv->outputs[0] = bn->outputs[0];
+    g->values[y].dtype = NNP_UNDEFINED; /* orphaned: no value_info for it */
+    g->values[y].rank = -1;
+    remove_node(g, bi);
+    bi--;
+    (*folded)++;
+  }
+  return *folded ? nnp_graph_toposort(g) : NNP_OK;
+}
+
 nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *const *keep_fp32, int n_keep,
                            nnp_qdq_report *rep) {
   memset(rep, 0, sizeof *rep);
   if (g->opset < 13)
     return nnp_error(NNP_ERR_UNSUPPORTED, "QDQ export needs opset >= 13 (per-axis DequantizeLinear); the model has %lld",
                      (long long)g->opset);
+  int n_folded;
+  NNP_TRY(nnp_qdq_fold_batchnorm(g, &n_folded));
+  rep->folded_bn = n_folded;
   int n_orig = g->n_nodes;
   act_qdq *memo = nnp_calloc((size_t)n_orig + 1, sizeof *memo);
   float *scales = NULL;

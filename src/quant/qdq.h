@@ -10,6 +10,7 @@
  *               in [-127, 127]) -> DequantizeLinear(axis) -> node
  *   bias        int32 initializer with scale x_scale * w_scale[c] -> DequantizeLinear
  * One Q/DQ pair serves every consumer of an activation. Everything else stays FP32.
+ * BatchNormalization after a Conv is folded into it first (nnp_qdq_fold_batchnorm).
  * Needs opset >= 13 (per-axis DequantizeLinear). */
 #ifndef NNP_QUANT_QDQ_H
 #define NNP_QUANT_QDQ_H
@@ -21,7 +22,13 @@
 typedef struct nnp_qdq_report {
   int quantized; /* nodes given Q/DQ inputs */
   int skipped;   /* Conv/Gemm/MatMul nodes left in FP32 (no range, weight not constant, ...) */
+  int folded_bn; /* BatchNormalization nodes folded into the Conv before them */
 } nnp_qdq_report;
+
+/* Folds every BatchNormalization whose input is a Conv's only use into that Conv's
+ * weights and bias (all float32 initializers), removing the BN node. The rewrite below
+ * calls it first. */
+nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded);
 
 /* Rewrites g in place (nodes appended, then re-sorted). A node named in keep_fp32
  * (n_keep names) stays FP32: the mixed-precision hook. */

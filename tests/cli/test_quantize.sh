@@ -64,6 +64,7 @@ import sys, onnx
 m = onnx.load(sys.argv[1])
 ops = [n.op_type for n in m.graph.node]
 assert ops.count("QuantizeLinear") >= 3 and ops.count("DequantizeLinear") >= 6, ops
+assert "BatchNormalization" not in ops, "BatchNormalization after Conv should be folded"
 inits = {t.name: t for t in m.graph.initializer}
 w = [t for t in m.graph.initializer if t.data_type == onnx.TensorProto.INT8 and len(t.dims) == 4]
 assert w, "no int8 conv weights"
