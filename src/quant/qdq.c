@@ -298,10 +298,12 @@ nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded) {
     g->values[y].dtype = NNP_UNDEFINED; /* orphaned: no value_info for it */
     g->values[y].rank = -1;
     remove_node(g, bi);
-    bi--;
     (*folded)++;
+    /* node indices moved: producers and order are recomputed before the next search */
+    NNP_TRY(nnp_graph_toposort(g));
+    bi = -1;
   }
-  return *folded ? nnp_graph_toposort(g) : NNP_OK;
+  return NNP_OK;
 }
 
 nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *const *keep_fp32, int n_keep,
