@@ -102,19 +102,26 @@ double nnp_hist_entropy_threshold(const nnp_hist *h, int levels) {
   double bw = h->range / NNP_HIST_BINS;
   if (levels < 2 || levels > NNP_HIST_BINS) levels = NNP_ENTROPY_LEVELS;
   static _Thread_local double p[NNP_HIST_BINS], q[NNP_HIST_BINS];
+  /* Bin 0 of a post-ReLU tensor holds every exact zero, often half the values. Merged
+   * into a quantization group, that spike smears over the group's bins, which penalises
+   * wide candidates and drives the threshold far too low. NVIDIA's pytorch-quantization
+   * entropy calibrator sets bins[0] = bins[1] for this reason; so does nnperf. */
+  static _Thread_local uint64_t hb[NNP_HIST_BINS];
+  memcpy(hb, h->bins, sizeof hb);
+  hb[0] = hb[1];
   /* outliers beyond candidate i: suffix sums */
   static _Thread_local double tail[NNP_HIST_BINS + 1];
   tail[NNP_HIST_BINS] = 0;
-  for (int i = NNP_HIST_BINS - 1; i >= 0; i--) tail[i] = tail[i + 1] + (double)h->bins[i];
+  for (int i = NNP_HIST_BINS - 1; i >= 0; i--) tail[i] = tail[i + 1] + (double)hb[i];
   int last = NNP_HIST_BINS;
-  while (last > 0 && h->bins[last - 1] == 0) last--;
+  while (last > 0 && hb[last - 1] == 0) last--;
   /* All the mass fits into `levels` bins: no clipping, no rounding loss. */
   if (last <= levels) return levels * bw < h->range ? levels * bw : h->range;
   double best = INFINITY;
   int best_i = NNP_HIST_BINS;
   for (int i = levels; i <= NNP_HIST_BINS; i++) {
     /* P: the histogram clipped at i, with the clipped mass folded into its last bin */
-    for (int k = 0; k < i; k++) p[k] = (double)h->bins[k];
+    for (int k = 0; k < i; k++) p[k] = (double)hb[k];
     p[i - 1] += tail[i];
     /* Q: bins [0, i) merged into `levels` groups, each group's mass spread evenly over
      * its non-empty bins (an empty bin stays empty: quantization cannot create mass) */
@@ -124,10 +131,10 @@ double nnp_hist_entropy_threshold(const nnp_hist *h, int levels) {
       double total = 0;
       int nonzero = 0;
       for (int k = start; k < stop; k++) {
-        total += (double)h->bins[k];
-        nonzero += h->bins[k] != 0;
+        total += (double)hb[k];
+        nonzero += hb[k] != 0;
       }
-      for (int k = start; k < stop; k++) q[k] = h->bins[k] != 0 ? total / nonzero : 0;
+      for (int k = start; k < stop; k++) q[k] = hb[k] != 0 ? total / nonzero : 0;
     }
     double kl = kl_divergence(p, q, i);
     if (kl < best) {

@@ -91,6 +91,22 @@ static void test_entropy(void) {
   CHECK_MSG(t > 2.0 && t < 8.0, "entropy threshold %g for ReLU(N(0,1)) + an outlier at 25", t);
   nnp_calib_range(&h, NNP_CALIBRATOR_ENTROPY, 0, &lo, &hi);
   CHECK(lo == 0.0f && hi < 8.0f);
+  /* The spike of exact zeros a ReLU leaves must not drag the threshold down: the same
+   * heavy-tailed positive values (|N|^2, as products of activations give) with and
+   * without 3x as many zeros get about the same threshold. */
+  nnp_hist_init(&h);
+  int nz = 0;
+  for (int i = 0; i < N / 4; i++) {
+    float g = gauss();
+    x[nz++] = g * g;
+  }
+  nnp_hist_add(&h, x, nz);
+  double t_nonzero = nnp_hist_entropy_threshold(&h, NNP_ENTROPY_LEVELS);
+  for (int i = 0; i < 3 * (N / 4); i++) x[i] = 0.0f;
+  nnp_hist_add(&h, x, 3 * (N / 4));
+  double t_zeros = nnp_hist_entropy_threshold(&h, NNP_ENTROPY_LEVELS);
+  printf("entropy threshold of |N|^2: %.3f, with 75%% zeros: %.3f\n", t_nonzero, t_zeros);
+  CHECK_MSG(t_zeros > 0.75 * t_nonzero, "zeros moved the threshold from %g to %g", t_nonzero, t_zeros);
 }
 
 static void test_table_roundtrip(void) {
