@@ -182,6 +182,10 @@ int nnp_cmd_quantize(int argc, char **argv) {
     co.width = (int)shape.dims[3];
   }
   double t0 = cli_now();
+  /* Calibrate the graph that will be quantized: BatchNormalization folded into the
+   * Conv before it, so the ranges are those of the folded Conv outputs. */
+  int n_folded = 0;
+  if (rc == CLI_OK && nnp_qdq_fold_batchnorm(g, &n_folded) != NNP_OK) rc = cli_fail("cannot fold BatchNormalization");
   if (rc == CLI_OK && table_in) {
     if (nnp_calib_table_load(table_in, &table) != NNP_OK) rc = cli_fail("cannot load the calibration table");
   } else if (rc == CLI_OK) {

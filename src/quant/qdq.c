@@ -316,11 +316,12 @@ nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *c
   NNP_TRY(nnp_qdq_fold_batchnorm(g, &n_folded));
   rep->folded_bn = n_folded;
   int n_orig = g->n_nodes;
-  act_qdq *memo = nnp_calloc((size_t)n_orig + 1, sizeof *memo);
+  act_qdq *memo = nnp_calloc((size_t)g->n_values + 1, sizeof *memo);
+  bool *qnode = nnp_calloc((size_t)n_orig + 1, sizeof *qnode);
   float *scales = NULL;
   size_t scales_cap = 0;
   int n_memo = 0;
-  nnp_status s = memo ? NNP_OK : nnp_error(NNP_ERR_NOMEM, "out of memory for the QDQ rewrite");
+  nnp_status s = memo && qnode ? NNP_OK : nnp_error(NNP_ERR_NOMEM, "out of memory for the QDQ rewrite");
   for (int i = 0; s == NNP_OK && i < n_orig; i++) {
     nnp_node *n = &g->nodes[i];
     bool conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm"), mm = !strcmp(n->op_type, "MatMul");
@@ -370,7 +371,33 @@ nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *c
       else if (bs != NNP_ERR_LIMIT) s = bs;
     }
     rep->quantized++;
+    qnode[nodename_i] = true;
   }
+  /* Residual Adds: when every input of a two-input Add is a quantized layer's output
+   * (with a calibrated range) or an activation that already has a Q/DQ pair, the Add
+   * reads the dequantized values, and those layer outputs get their own pair. ORT and
+   * OpenVINO then see DQ -> Conv -> Q (their QLinearConv pattern) and DQ -> Add -> Q,
+   * instead of a float Conv output that keeps the Conv in FP32. */
+  for (int i = 0; s == NNP_OK && i < n_orig; i++) {
+    const nnp_node *n = &g->nodes[i];
+    if (strcmp(n->op_type, "Add") || (n->domain && n->domain[0]) || n->n_inputs != 2) continue;
+    const nnp_calib_entry *ent[2] = {NULL, NULL};
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; k++) {
+      int v = n->inputs[k];
+      bool has_pair = false;
+      for (int j = 0; j < n_memo && !has_pair; j++) has_pair = memo[j].value == v;
+      int prod = v >= 0 ? g->values[v].producer : -1;
+      ent[k] = v >= 0 ? nnp_calib_table_find(t, g->values[v].name) : NULL;
+      ok = ent[k] && (has_pair || (prod >= 0 && prod < n_orig && qnode[prod]));
+    }
+    for (int k = 0; ok && s == NNP_OK && k < 2; k++) {
+      act_qdq *a;
+      s = activation_dq(g, ent[k], g->nodes[i].inputs[k], memo, &n_memo, &a);
+      if (s == NNP_OK) g->nodes[i].inputs[k] = a->dq;
+    }
+  }
+  nnp_free(qnode);
   nnp_free(memo);
   nnp_free(scales);
   if (s == NNP_OK) s = nnp_graph_toposort(g);
