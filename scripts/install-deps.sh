@@ -14,13 +14,15 @@
 #   python3-venv          the project's .venv for the Python framework workers
 #   libjpeg-dev, libpng-dev   decode JPEG/PNG calibration photographs for INT8 (src/quant)
 #   python3-pil           test-only: writes the seed images of the JPEG/PNG fuzz corpora
+#   opencv-doc, darknet   real photographs (and ImageNet label lists) for INT8 calibration and
+#                         validation sets (scripts/photo-sets.sh); no download at run time
 #                         (scripts/install-python.sh fills it from PyPI)
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
-          libjpeg-dev libpng-dev python3-pil)
+          libjpeg-dev libpng-dev python3-pil opencv-doc darknet)
 
 missing=()
 for p in "${packages[@]}"; do
