@@ -13,19 +13,24 @@
 #                         reference outputs for the model tests (test-only)
 #   python3-venv          the project's .venv for the Python framework workers
 #                         (scripts/install-python.sh fills it from PyPI)
+#   libjpeg-dev, libpng-dev   decode JPEG/PNG calibration photographs for INT8 (src/quant)
+#   opencv-doc, darknet   real photographs (and ImageNet label lists) for INT8 calibration and
+#                         validation sets (scripts/photo-sets.sh); no download at run time
 #   libxnnpack-dev, libpthreadpool-dev   the `xnnpack` backend (XNNPACK's subgraph C API and
 #                         the thread pool it runs on); without them it is built out
 #   libjansson-dev        reads result JSON back (nnperf report, compare, history export)
 #   libsqlite3-dev        the run history database (nnperf history, compare by run id)
 #   chromium              test-only: renders the HTML report headless for the screenshot test
-#   python3-pil           test-only: checks the report screenshot is not blank (pixel variance)
+#   python3-pil           test-only: checks the report screenshot is not blank (pixel variance);
+#                         writes the seed images of the JPEG/PNG fuzz corpora
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
           libxnnpack-dev libpthreadpool-dev
-          libjansson-dev libsqlite3-dev chromium python3-pil)
+          libjansson-dev libsqlite3-dev chromium python3-pil
+          libjpeg-dev libpng-dev opencv-doc darknet)
 
 missing=()
 for p in "${packages[@]}"; do

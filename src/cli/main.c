@@ -24,6 +24,7 @@ static const command commands[] = {
     {"report", nnp_cmd_report, "a bench result as one self-contained HTML page with SVG charts"},
     {"history", nnp_cmd_history, "list, show or export the bench runs stored in the history database"},
     {"compare", nnp_cmd_compare, "compare two results row by row: regressions and improvements beyond the noise"},
+    {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
 };
 
 static void usage(FILE *f) {

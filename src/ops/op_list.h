@@ -90,4 +90,12 @@
   X(PAD, pad, "Pad")                                     \
   X(RESIZE, resize, "Resize")                            \
   X(UPSAMPLE, upsample, "Upsample")                      \
-  X(RANGE, range, "Range")
+  X(RANGE, range, "Range")                               \
+  /* quantization (src/ops/quant.c) */                   \
+  X(QUANTIZE_LINEAR, quantize_linear, "QuantizeLinear")  \
+  X(DEQUANTIZE_LINEAR, dequantize_linear, "DequantizeLinear") \
+  X(DYNAMIC_QUANTIZE_LINEAR, dynamic_quantize_linear, "DynamicQuantizeLinear") \
+  X(QLINEAR_CONV, qlinear_conv, "QLinearConv")           \
+  X(QLINEAR_MATMUL, qlinear_matmul, "QLinearMatMul")     \
+  X(CONV_INTEGER, conv_integer, "ConvInteger")           \
+  X(MATMUL_INTEGER, matmul_integer, "MatMulInteger")

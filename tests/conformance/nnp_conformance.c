@@ -30,7 +30,10 @@ static const char *const required_ops[] = {
     "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul", "Flatten", "Reshape", "Transpose", "Concat",
     "Split", "Slice", "Gather", "Squeeze", "Unsqueeze", "Pad", "Resize", "Softmax", "LogSoftmax",
     "ReduceMean", "ReduceSum", "ReduceMax", "Shape", "Constant", "ConstantOfShape", "Identity", "Cast",
-    "Dropout", "Sqrt", "Exp", "Log", "Neg", "Abs", "Where", "Equal", "Less", "Greater", "Expand", "Tile"};
+    "Dropout", "Sqrt", "Exp", "Log", "Neg", "Abs", "Where", "Equal", "Less", "Greater", "Expand", "Tile",
+    /* INT8 (issue 6): QDQ and QOperator models */
+    "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
+    "ConvInteger", "MatMulInteger"};
 
 static int is_required_op(const char *domain, const char *op) {
   if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0) return 0;

@@ -1,0 +1,174 @@
+/* QDQ rewrite: activation parameters, Conv+BatchNormalization folding keeps the
+ * outputs, and the rewritten graph (calibrated with min-max on seeded tensors) runs in
+ * the native engine close to FP32, with the float weights replaced by int8 ones. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/engine.h"
+#include "nnperf/npy.h"
+#include "ops/op.h"
+#include "quant/qdq.h"
+#include "test.h"
+
+static uint64_t rs = 99;
+static float frand(void) { /* [-1, 1) */
+  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+  return (float)((double)(rs >> 11) * 0x1.0p-53 * 2 - 1);
+}
+
+static int add_f32_init(nnp_graph *g, const char *name, int rank, const int64_t *dims, float lo_pos) {
+  int v;
+  nnp_graph_value(g, name, &v);
+  nnp_value *val = &g->values[v];
+  val->kind = NNP_VALUE_INITIALIZER;
+  val->dtype = NNP_F32;
+  val->rank = rank;
+  val->init = nnp_calloc(1, sizeof *val->init);
+  *val->init = (nnp_tensor){NNP_F32, rank, {0}, NULL};
+  for (int i = 0; i < rank; i++) val->dims[i].value = val->init->dims[i] = dims[i];
+  nnp_tensor_alloc(val->init);
+  float *d = val->init->data;
+  for (int64_t i = 0; i < nnp_tensor_numel(val->init); i++) d[i] = lo_pos > 0 ? lo_pos + fabsf(frand()) : frand() * 0.5f;
+  return v;
+}
+
+/* X[1,4,6,6] -> Conv(W1,B1) -> BN -> Relu -> Conv(W2) -> O[1,3,6,6] */
+static nnp_graph *make_graph(void) {
+  nnp_graph *g;
+  nnp_graph_create(&g);
+  g->opset = 13;
+  int x, y, z, r, o;
+  nnp_graph_value(g, "X", &x);
+  g->values[x].dtype = NNP_F32;
+  g->values[x].rank = 4;
+  int64_t xd[4] = {1, 4, 6, 6};
+  for (int i = 0; i < 4; i++) g->values[x].dims[i].value = xd[i];
+  nnp_graph_add_input(g, x);
+  int64_t w1d[4] = {5, 4, 3, 3}, cd[1] = {5}, w2d[4] = {3, 5, 1, 1};
+  int w1 = add_f32_init(g, "W1", 4, w1d, 0), b1 = add_f32_init(g, "B1", 1, cd, 0);
+  int sc = add_f32_init(g, "bn.scale", 1, cd, 0.5f), bb = add_f32_init(g, "bn.bias", 1, cd, 0);
+  int mn = add_f32_init(g, "bn.mean", 1, cd, 0), vr = add_f32_init(g, "bn.var", 1, cd, 0.2f);
+  int w2 = add_f32_init(g, "W2", 4, w2d, 0);
+  nnp_graph_value(g, "Y", &y);
+  nnp_graph_value(g, "Z", &z);
+  nnp_graph_value(g, "R", &r);
+  nnp_graph_value(g, "O", &o);
+  int i1[3] = {x, w1, b1}, i2[5] = {y, sc, bb, mn, vr}, i3[1] = {z}, i4[2] = {r, w2};
+  int ni;
+  nnp_graph_add_node(g, "conv1", "Conv", "", 3, i1, 1, &y, &ni);
+  nnp_attr *a;
+  nnp_node_add_attr(&g->nodes[ni], "pads", &a);
+  a->type = NNP_ATTR_INTS;
+  a->count = 4;
+  a->ints = nnp_malloc(4 * sizeof(int64_t));
+  for (int k = 0; k < 4; k++) a->ints[k] = 1;
+  nnp_graph_add_node(g, "bn", "BatchNormalization", "", 5, i2, 1, &z, NULL);
+  nnp_graph_add_node(g, "relu", "Relu", "", 1, i3, 1, &r, NULL);
+  nnp_graph_add_node(g, "conv2", "Conv", "", 2, i4, 1, &o, NULL);
+  g->values[o].is_output = true;
+  nnp_graph_add_output(g, o);
+  nnp_graph_toposort(g);
+  for (int i = 0; i < g->n_nodes; i++) g->nodes[i].op = nnp_op_lookup("", g->nodes[i].op_type);
+  return g;
+}
+
+static float input[144];
+
+/* Runs g on `input`; copies output 0 into out (n floats). */
+static nnp_status run(const nnp_graph *g, float *out, int n) {
+  nnp_plan_options po;
+  nnp_plan_options_default(&po);
+  nnp_plan *p;
+  NNP_TRY(nnp_plan_compile(g, &po, &p));
+  nnp_tensor x = {NNP_F32, 4, {1, 4, 6, 6}, input};
+  nnp_status s = nnp_plan_set_input(p, 0, &x);
+  if (s == NNP_OK) s = nnp_plan_run(p);
+  if (s == NNP_OK) memcpy(out, nnp_plan_output(p, 0)->data, sizeof(float) * (size_t)n);
+  nnp_plan_destroy(p);
+  return s;
+}
+
+static int count_op(const nnp_graph *g, const char *op) {
+  int c = 0;
+  for (int i = 0; i < g->n_nodes; i++) c += !strcmp(g->nodes[i].op_type, op);
+  return c;
+}
+
+int main(void) {
+  float s;
+  uint8_t zp;
+  nnp_qdq_act_params(0.0f, 2.55f, &s, &zp);
+  CHECK(fabsf(s - 0.01f) < 1e-7f && zp == 0);
+  nnp_qdq_act_params(-1.0f, 3.0f, &s, &zp);
+  CHECK(fabsf(s - 4.0f / 255) < 1e-7f && zp == 64); /* 63.75 */
+  nnp_qdq_act_params(0.5f, 1.0f, &s, &zp);            /* widened to include 0 */
+  CHECK(fabsf(s - 1.0f / 255) < 1e-7f && zp == 0);
+  nnp_qdq_act_params(0.0f, 0.0f, &s, &zp);
+  CHECK(s == 1.0f && zp == 0);
+
+  for (int i = 0; i < 144; i++) input[i] = frand() * 2;
+  float ref[108], got[108];
+  nnp_graph *g = make_graph();
+  CHECK_OK(run(g, ref, 108));
+  int folded = 0;
+  CHECK_OK(nnp_qdq_fold_batchnorm(g, &folded));
+  CHECK(folded == 1 && count_op(g, "BatchNormalization") == 0);
+  CHECK_OK(run(g, got, 108));
+  double md = 0;
+  for (int i = 0; i < 108; i++) md = fmax(md, fabs(ref[i] - got[i]));
+  CHECK_MSG(md < 1e-4, "BN folding changed the output by %g", md);
+
+  /* calibrate (min-max) on a few seeded tensors, then rewrite */
+  char dir[] = "/tmp/nnp_qdq_XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  float buf[144];
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < 144; i++) buf[i] = frand() * 2;
+    if (k == 0) memcpy(buf, input, sizeof buf);
+    nnp_tensor t = {NNP_F32, 4, {1, 4, 6, 6}, buf};
+    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
+    CHECK_OK(nnp_npy_write(path, &t));
+  }
+  nnp_calib_options co;
+  nnp_calib_options_default(&co);
+  nnp_calib_set set;
+  nnp_calib_table tab;
+  CHECK_OK(nnp_calib_open(dir, &co, &set));
+  CHECK_OK(nnp_calibrate(g, &set, NNP_CALIBRATOR_MINMAX, 0, &tab));
+  nnp_qdq_report rep;
+  const char *keep[1] = {"conv2"};
+  nnp_graph *g2 = make_graph();
+  CHECK_OK(nnp_qdq_rewrite(g2, &tab, keep, 1, &rep)); /* conv2 stays FP32 */
+  CHECK(rep.quantized == 1 && rep.skipped == 1 && rep.folded_bn == 1);
+  nnp_graph_destroy(g2);
+  CHECK_OK(nnp_qdq_rewrite(g, &tab, NULL, 0, &rep));
+  CHECK(rep.quantized == 2 && rep.skipped == 0);
+  CHECK(count_op(g, "QuantizeLinear") == 2 && count_op(g, "DequantizeLinear") == 5); /* 2 act, 2 weights, 1 bias */
+  CHECK(nnp_graph_find_value(g, "W1_bnfolded_quantized") >= 0);
+  int w2 = nnp_graph_find_value(g, "W2");
+  CHECK(w2 >= 0 && g->values[w2].init == NULL); /* the float weight was dropped */
+  CHECK_OK(run(g, got, 108));
+  double dot = 0, na = 0, nb = 0;
+  for (int i = 0; i < 108; i++) {
+    dot += (double)ref[i] * got[i];
+    na += (double)ref[i] * ref[i];
+    nb += (double)got[i] * got[i];
+  }
+  double cs = dot / sqrt(na * nb);
+  printf("QDQ vs FP32 cosine %.6f\n", cs);
+  CHECK_MSG(cs > 0.999, "QDQ output cosine %g", cs);
+  nnp_calib_table_free(&tab);
+  nnp_calib_close(&set);
+  for (int k = 0; k < 4; k++) {
+    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
+    unlink(path);
+  }
+  rmdir(dir);
+  g->opset = 12;
+  CHECK(nnp_qdq_rewrite(g, &tab, NULL, 0, &rep) == NNP_ERR_UNSUPPORTED);
+  nnp_graph_destroy(g);
+  TEST_MAIN_END();
+}
