@@ -99,17 +99,19 @@ int nnp_cmd_inspect(int argc, char **argv) {
     rc = cli_fail(mo.model);
     goto done;
   }
+  /* the executed graph: after passes it has fused nodes and folded weights */
+  const nnp_graph *eg = nnp_plan_graph(plan);
   int64_t params = 0, weight_bytes = 0;
-  for (int v = 0; v < g->n_values; v++)
+  for (int v = 0; v < g->n_values; v++) /* the model's own weights, not the folded copies */
     if (g->values[v].init) {
       params += nnp_tensor_numel(g->values[v].init);
       weight_bytes += (int64_t)nnp_tensor_nbytes(g->values[v].init);
     }
   int n_steps = nnp_plan_num_steps(plan);
   /* liveness of runtime intermediates: birth = producing step, death = last reading step */
-  death = malloc(sizeof(int64_t) * (size_t)(g->n_values ? g->n_values : 1) * 2);
-  int64_t *birth = death + g->n_values;
-  for (int v = 0; v < g->n_values; v++) birth[v] = death[v] = -1;
+  death = malloc(sizeof(int64_t) * (size_t)(eg->n_values ? eg->n_values : 1) * 2);
+  int64_t *birth = death + eg->n_values;
+  for (int v = 0; v < eg->n_values; v++) birth[v] = death[v] = -1;
   for (int s = 0; s < n_steps; s++) {
     const nnp_node *n = nnp_plan_step_node(plan, s);
     for (int k = 0; k < n->n_outputs; k++)
@@ -117,14 +119,14 @@ int nnp_cmd_inspect(int argc, char **argv) {
     for (int k = 0; k < n->n_inputs; k++)
       if (n->inputs[k] >= 0 && birth[n->inputs[k]] >= 0) death[n->inputs[k]] = s;
   }
-  for (int k = 0; k < g->n_outputs; k++)
-    if (birth[g->outputs[k]] >= 0) death[g->outputs[k]] = n_steps;
+  for (int k = 0; k < eg->n_outputs; k++)
+    if (birth[eg->outputs[k]] >= 0) death[eg->outputs[k]] = n_steps;
   int64_t naive = 0, peak = 0;
-  for (int v = 0; v < g->n_values; v++)
+  for (int v = 0; v < eg->n_values; v++)
     if (birth[v] >= 0 && !nnp_plan_value_is_constant(plan, v)) naive += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
   for (int s = 0; s < n_steps; s++) {
     int64_t live = 0;
-    for (int v = 0; v < g->n_values; v++)
+    for (int v = 0; v < eg->n_values; v++)
       if (birth[v] >= 0 && birth[v] <= s && death[v] >= s && !nnp_plan_value_is_constant(plan, v))
         live += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
     if (live > peak) peak = live;
@@ -176,7 +178,7 @@ int nnp_cmd_inspect(int argc, char **argv) {
     int64_t node_params = 0;
     for (int k = 0; k < n->n_inputs; k++) {
       in[k] = nnp_plan_value(plan, n->inputs[k]);
-      if (n->inputs[k] >= 0 && g->values[n->inputs[k]].init) node_params += nnp_tensor_numel(in[k]);
+      if (n->inputs[k] >= 0 && eg->values[n->inputs[k]].init) node_params += nnp_tensor_numel(in[k]);
     }
     for (int k = 0; k < n->n_outputs; k++) out[k] = nnp_plan_value(plan, n->outputs[k]);
     nnp_cost c = nnp_node_cost(n, in, out);

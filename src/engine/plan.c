@@ -11,6 +11,7 @@
 #include "engine/op_eval.h"
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
+#include "nnperf/passes.h"
 #include "ops/op.h"
 
 /* Nodes whose inputs are all known are evaluated at load time when their outputs hold
@@ -33,6 +34,7 @@ typedef struct plan_step {
 
 struct nnp_plan {
   const nnp_graph *g;
+  nnp_graph *owned_graph; /* the rewritten clone when passes ran (g points at it) */
   plan_value *values;
   plan_step *steps;
   int n_steps;
@@ -63,6 +65,7 @@ void nnp_plan_destroy(nnp_plan *p) {
   nnp_free(p->in_ptrs);
   nnp_free(p->out_ptrs);
   nnp_aligned_free(p->scratch);
+  nnp_graph_destroy(p->owned_graph);
   nnp_free(p);
 }
 
@@ -223,14 +226,8 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   return NNP_OK;
 }
 
-nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
-  nnp_plan_options defaults;
-  if (!opt) {
-    nnp_plan_options_default(&defaults);
-    opt = &defaults;
-  }
+static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
   *out = NULL;
-  NNP_TRY(check_ops(g));
   nnp_plan *p = nnp_calloc(1, sizeof *p);
   if (!p) return oom();
   p->g = g;
@@ -275,16 +272,51 @@ fail:
   return s;
 }
 
-nnp_status nnp_plan_run(nnp_plan *p) {
-  for (int i = 0; i < p->n_steps; i++) {
-    const plan_step *st = &p->steps[i];
-    nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
-                      .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
-                      .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
-                      .scratch_size = p->scratch_size};
-    nnp_status s = st->info->ref(&ctx);
-    if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
+/* Graph passes run on a clone: the caller's graph stays as it is. The passes read
+ * shapes and types from a plan of the unrewritten graph (compiled without passes and
+ * without a memory plan, then dropped), so fusions depending on them are exact. */
+nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
+  nnp_plan_options defaults;
+  if (!opt) {
+    nnp_plan_options_default(&defaults);
+    opt = &defaults;
   }
+  *out = NULL;
+  NNP_TRY(check_ops(g));
+  if (!(opt->passes & NNP_PASS_ALL)) return compile_graph(g, opt, out);
+  nnp_plan_options plain = *opt;
+  plain.passes = 0;
+  plain.memory_plan = false;
+  nnp_plan *shapes = NULL;
+  NNP_TRY(compile_graph(g, &plain, &shapes));
+  nnp_graph *clone = NULL;
+  nnp_status s = nnp_graph_clone(g, &clone);
+  if (s == NNP_OK) s = nnp_passes_run(clone, opt->passes, shapes, NULL);
+  nnp_plan_destroy(shapes);
+  if (s == NNP_OK) s = compile_graph(clone, opt, out);
+  if (s != NNP_OK) {
+    nnp_graph_destroy(clone);
+    return s;
+  }
+  (*out)->owned_graph = clone;
+  return NNP_OK;
+}
+
+/* One step: the single place a step's kernel is called (the optimised-kernel dispatch
+ * belongs here). */
+nnp_status nnp_plan_run_step(nnp_plan *p, int i) {
+  const plan_step *st = &p->steps[i];
+  nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
+                    .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
+                    .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
+                    .scratch_size = p->scratch_size};
+  nnp_status s = st->info->ref(&ctx);
+  if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
+  return NNP_OK;
+}
+
+nnp_status nnp_plan_run(nnp_plan *p) {
+  for (int i = 0; i < p->n_steps; i++) NNP_TRY(nnp_plan_run_step(p, i));
   return NNP_OK;
 }
 
@@ -329,6 +361,7 @@ bool nnp_plan_value_is_constant(const nnp_plan *p, int v) {
   return v >= 0 && v < p->g->n_values && p->values[v].known;
 }
 int nnp_plan_num_steps(const nnp_plan *p) { return p->n_steps; }
+const nnp_graph *nnp_plan_graph(const nnp_plan *p) { return p->g; }
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s) { return p->steps[s].node; }
 
 size_t nnp_plan_activation_bytes(const nnp_plan *p) {
