@@ -105,6 +105,15 @@ int nnp_plan_num_steps(const nnp_plan *p);
  * (value indices of the caller's graph stay valid in it; it may have more values). */
 const nnp_graph *nnp_plan_graph(const nnp_plan *p);
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s);
+/* Activation memory of the plan: the planned arena, each value its own buffer (naive),
+ * the most bytes live at one step (lower bound for any placement without more in-place
+ * sharing). Without memory_plan, planned = naive and lower_bound = 0 (not computed). */
+typedef struct nnp_plan_memory {
+  size_t planned, naive, lower_bound;
+  int inplace; /* outputs written over their input */
+  int buffers; /* planned intermediates */
+} nnp_plan_memory;
+const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p);
 /* Bytes of buffers for non-constant intermediate values (each its own buffer). */
 size_t nnp_plan_activation_bytes(const nnp_plan *p);
 

@@ -108,6 +108,7 @@ int nnp_cmd_inspect(int argc, char **argv) {
       weight_bytes += (int64_t)nnp_tensor_nbytes(g->values[v].init);
     }
   int n_steps = nnp_plan_num_steps(plan);
+  const nnp_plan_memory *mem = nnp_plan_memory_stats(plan);
   /* liveness of runtime intermediates: birth = producing step, death = last reading step */
   death = malloc(sizeof(int64_t) * (size_t)(eg->n_values ? eg->n_values : 1) * 2);
   int64_t *birth = death + eg->n_values;
@@ -212,9 +213,12 @@ int nnp_cmd_inspect(int argc, char **argv) {
       printf("%s{\"op\": \"%s\", \"count\": %d, \"macs\": %lld, \"flops\": %lld}", o ? ", " : "", ops[o].op,
              ops[o].count, (long long)ops[o].macs, (long long)ops[o].flops);
     printf("],\n  \"totals\": {\"nodes\": %d, \"executed_nodes\": %d, \"params\": %lld, \"weight_bytes\": %lld, "
-           "\"macs\": %lld, \"flops\": %lld, \"activation_bytes_naive\": %lld, \"activation_bytes_lower_bound\": %lld}\n}\n",
+           "\"macs\": %lld, \"flops\": %lld, \"activation_bytes_naive\": %lld, \"activation_bytes_lower_bound\": %lld},\n"
+           "  \"memory_plan\": {\"enabled\": %s, \"planned_bytes\": %zu, \"naive_bytes\": %zu, \"lower_bound_bytes\": %zu, "
+           "\"inplace\": %d, \"buffers\": %d}\n}\n",
            g->n_nodes, n_steps, (long long)params, (long long)weight_bytes, (long long)total_macs,
-           (long long)total_flops, (long long)naive, (long long)peak);
+           (long long)total_flops, (long long)naive, (long long)peak, mo.plan.memory_plan ? "true" : "false",
+           mem->planned, mem->naive, mem->lower_bound, mem->inplace, mem->buffers);
   } else {
     char a[32], b[32];
     printf("\n%-20s %6s %10s %7s\n", "op type", "count", "MACs", "share");
@@ -226,6 +230,14 @@ int nnp_cmd_inspect(int argc, char **argv) {
     printf("MACs        %s   FLOPs %s\n", human((double)total_macs, a, sizeof a), human((double)total_flops, b, sizeof b));
     printf("activations naive %s, lower bound %s\n", human_bytes((double)naive, a, sizeof a),
            human_bytes((double)peak, b, sizeof b));
+    if (mo.plan.memory_plan) {
+      char c[32];
+      printf("memory plan arena %s (naive %s, lower bound %s after %d in-place), %.2fx bound, %.2fx naive\n",
+             human_bytes((double)mem->planned, a, sizeof a), human_bytes((double)mem->naive, b, sizeof b),
+             human_bytes((double)mem->lower_bound, c, sizeof c), mem->inplace,
+             mem->lower_bound ? (double)mem->planned / (double)mem->lower_bound : 0.0,
+             mem->naive ? (double)mem->planned / (double)mem->naive : 0.0);
+    }
   }
   rc = CLI_OK;
 done:

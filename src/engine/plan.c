@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/memory_plan.h"
 #include "engine/op_eval.h"
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
@@ -42,6 +43,8 @@ struct nnp_plan {
   nnp_tensor **out_ptrs;
   void *scratch;
   size_t scratch_size;
+  void *arena;           /* planned intermediates (memory_plan), NULL otherwise */
+  nnp_plan_memory mem;
 };
 
 void nnp_plan_options_default(nnp_plan_options *o) {
@@ -66,6 +69,7 @@ void nnp_plan_destroy(nnp_plan *p) {
   nnp_free(p->out_ptrs);
   nnp_aligned_free(p->scratch);
   nnp_graph_destroy(p->owned_graph);
+  nnp_aligned_free(p->arena);
   nnp_free(p);
 }
 
@@ -226,6 +230,89 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   return NNP_OK;
 }
 
+/* Elementwise ops whose kernels read input element i only to write output element i, so
+ * the output may overwrite an input of the same shape. FusedConv/FusedGemm are not here:
+ * their kernel writes the output while other outputs' rows still need the residual. */
+static bool elementwise_inplace_ok(int op) {
+  switch (op) {
+    case NNP_OP_RELU: case NNP_OP_SIGMOID: case NNP_OP_CLIP: case NNP_OP_HARD_SWISH: case NNP_OP_HARD_SIGMOID:
+    case NNP_OP_TANH: case NNP_OP_LEAKY_RELU: case NNP_OP_NEG: case NNP_OP_ABS: case NNP_OP_EXP: case NNP_OP_SQRT:
+    case NNP_OP_ADD: case NNP_OP_SUB: case NNP_OP_MUL: case NNP_OP_DIV:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Replaces the per-value buffers of runtime intermediates by offsets in one arena. */
+static nnp_status plan_memory(nnp_plan *p) {
+  const nnp_graph *g = p->g;
+  int *item_of = nnp_malloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1));
+  nnp_mem_item *items = nnp_calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *items);
+  bool *taken = nnp_calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *taken);
+  if (!item_of || !items || !taken) {
+    nnp_free(item_of);
+    nnp_free(items);
+    nnp_free(taken);
+    return oom();
+  }
+  int n = 0;
+  for (int v = 0; v < g->n_values; v++) item_of[v] = -1;
+  for (int s = 0; s < p->n_steps; s++) {
+    const nnp_node *nd = p->steps[s].node;
+    for (int k = 0; k < nd->n_inputs; k++)
+      if (nd->inputs[k] >= 0 && item_of[nd->inputs[k]] >= 0) items[item_of[nd->inputs[k]]].last = s;
+    for (int k = 0; k < nd->n_outputs; k++) {
+      int v = nd->outputs[k];
+      if (v < 0) continue;
+      plan_value *pv = &p->values[v];
+      if (!pv->owns || pv->known || !pv->t.data || g->values[v].kind != NNP_VALUE_INTERMEDIATE) continue;
+      items[n] = (nnp_mem_item){.size = nnp_tensor_nbytes(&pv->t), .first = s, .last = s, .inplace_of = -1};
+      item_of[v] = n++;
+    }
+  }
+  for (int k = 0; k < g->n_outputs; k++)
+    if (item_of[g->outputs[k]] >= 0) items[item_of[g->outputs[k]]].last = p->n_steps;
+  for (int s = 0; s < p->n_steps; s++) {
+    const nnp_node *nd = p->steps[s].node;
+    if (!elementwise_inplace_ok(nd->op) || nd->n_outputs != 1 || nd->outputs[0] < 0) continue;
+    int io = item_of[nd->outputs[0]];
+    if (io < 0) continue;
+    const nnp_tensor *to = &p->values[nd->outputs[0]].t;
+    for (int k = 0; k < nd->n_inputs; k++) {
+      int v = nd->inputs[k];
+      int ii = v >= 0 ? item_of[v] : -1;
+      if (ii < 0 || taken[ii] || items[ii].last != s || g->values[v].is_output) continue;
+      const nnp_tensor *ti = &p->values[v].t;
+      if (ti->dtype != to->dtype || !nnp_tensor_same_shape(ti, to)) continue;
+      items[io].inplace_of = ii;
+      taken[ii] = true;
+      break;
+    }
+  }
+  nnp_mem_stats st;
+  nnp_status s = nnp_memory_plan(items, n, &st);
+  if (s == NNP_OK && st.planned) {
+    p->arena = nnp_aligned_alloc(st.planned);
+    if (!p->arena) s = nnp_error(NNP_ERR_NOMEM, "cannot allocate a %zu-byte activation arena", st.planned);
+  }
+  if (s == NNP_OK) {
+    for (int v = 0; v < g->n_values; v++) {
+      if (item_of[v] < 0) continue;
+      plan_value *pv = &p->values[v];
+      nnp_tensor_free(&pv->t);
+      pv->t.data = (char *)p->arena + items[item_of[v]].offset;
+      pv->owns = false;
+    }
+    p->mem = (nnp_plan_memory){.planned = st.planned, .naive = st.naive, .lower_bound = st.lower_bound,
+                               .inplace = st.inplace, .buffers = n};
+  }
+  nnp_free(item_of);
+  nnp_free(items);
+  nnp_free(taken);
+  return s;
+}
+
 static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
   *out = NULL;
   nnp_plan *p = nnp_calloc(1, sizeof *p);
@@ -264,6 +351,12 @@ static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt,
       s = nnp_error_context(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op_type);
       goto fail;
     }
+  }
+  if (opt->memory_plan) {
+    s = plan_memory(p);
+    if (s != NNP_OK) goto fail;
+  } else {
+    p->mem.naive = p->mem.planned = nnp_plan_activation_bytes(p);
   }
   *out = p;
   return NNP_OK;
@@ -363,6 +456,8 @@ bool nnp_plan_value_is_constant(const nnp_plan *p, int v) {
 int nnp_plan_num_steps(const nnp_plan *p) { return p->n_steps; }
 const nnp_graph *nnp_plan_graph(const nnp_plan *p) { return p->g; }
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s) { return p->steps[s].node; }
+
+const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p) { return &p->mem; }
 
 size_t nnp_plan_activation_bytes(const nnp_plan *p) {
   size_t total = 0;
