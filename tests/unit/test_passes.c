@@ -430,6 +430,35 @@ static void test_zoo_tiny_end_to_end(void) {
   nnp_graph_destroy(g);
 }
 
+/* Every allocation of a compile with all passes and the planner may fail: the failure
+ * must come back as NNP_ERR_NOMEM with nothing leaked (the ASan build checks leaks). */
+static void test_alloc_failures(void) {
+  nnp_zoo_options zo;
+  nnp_zoo_options_default(&zo);
+  nnp_graph *g = NULL;
+  CHECK_OK(nnp_zoo_build("tiny", &zo, &g));
+  if (!g) return;
+  nnp_alloc_fail_after(0);
+  nnp_plan *p = NULL;
+  CHECK_OK(nnp_plan_compile(g, NULL, &p));
+  nnp_plan_destroy(p);
+  long total = nnp_alloc_count();
+  int bad = 0;
+  for (long k = 1; k <= total; k++) {
+    nnp_alloc_fail_after(k);
+    p = NULL;
+    nnp_status s = nnp_plan_compile(g, NULL, &p);
+    nnp_alloc_fail_after(0);
+    if (s != NNP_OK && s != NNP_ERR_NOMEM) {
+      if (bad++ < 3) fprintf(stderr, "allocation %ld failed: %s: %s\n", k, nnp_status_name(s), nnp_last_error());
+    }
+    nnp_plan_destroy(p);
+  }
+  CHECK_MSG(bad == 0, "%d failure points reported something other than out of memory", bad);
+  printf("alloc failures: %ld allocation points of a zoo:tiny compile handled\n", total);
+  nnp_graph_destroy(g);
+}
+
 static void test_pass_names(void) {
   unsigned bits;
   CHECK_OK(nnp_passes_parse("fold-batchnorm,fuse-residual", &bits));
@@ -452,5 +481,6 @@ int main(void) {
   test_planner_random();
   test_planner_zoo();
   test_zoo_tiny_end_to_end();
+  test_alloc_failures();
   TEST_MAIN_END();
 }
