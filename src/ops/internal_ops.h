@@ -16,11 +16,22 @@
 enum {
   NNP_OP_FUSED_CONV = NNP_OP_COUNT,
   NNP_OP_FUSED_GEMM,
+  NNP_OP_FUSED_ELEMENTWISE,
   NNP_OP_INTERNAL_END
 };
 
 extern const nnp_op_info nnp_op_fused_conv;
 extern const nnp_op_info nnp_op_fused_gemm;
+extern const nnp_op_info nnp_op_fused_elementwise;
+
+/* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
+ * (ints, two per instruction: opcode, operand input index or -1) updates y in order;
+ * `params` (floats, two per instruction) holds Clip's bounds. X0 has the output's shape;
+ * every other input has it too or holds one element. float32. */
+typedef enum nnp_ew_opcode {
+  NNP_EW_ADD = 1, NNP_EW_SUB, NNP_EW_RSUB, NNP_EW_MUL, NNP_EW_DIV, NNP_EW_RDIV,
+  NNP_EW_RELU = 10, NNP_EW_SIGMOID, NNP_EW_TANH, NNP_EW_NEG, NNP_EW_CLIP, NNP_EW_HARD_SWISH
+} nnp_ew_opcode;
 
 /* Activation kinds of the fused epilogue. */
 typedef enum nnp_activation { NNP_ACT_NONE = 0, NNP_ACT_RELU, NNP_ACT_CLIP, NNP_ACT_HARD_SWISH, NNP_ACT_SIGMOID } nnp_activation;

@@ -259,6 +259,36 @@ static void test_noops_dead_fold(void) {
   mb_reset();
 }
 
+/* y = Tanh(c - Relu(x * 0.75 + b)) / d: one FusedElementwise (Sub and Div with the chain as
+ * the second operand, a scalar operand); a broadcast [1,16] operand ends the chain. */
+static void test_fuse_elementwise(void) {
+  const int64_t xd[] = {4, 16}, rowd[] = {1, 16};
+  float scale = 0.75f;
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", F32, 2, xd);
+  mb_input(m, "b", F32, 2, xd);
+  mb_input(m, "c", F32, 2, xd);
+  mb_init_f32(m, "s", 0, NULL, &scale);
+  mb_init_f32(m, "row", 2, rowd, weights(16, 21));
+  mb_node(m, "Mul", "mul", "x,s", "t1");
+  mb_node(m, "Add", "add", "t1,b", "t2");
+  mb_node(m, "Relu", "relu", "t2", "t3");
+  mb_node(m, "Sub", "sub", "c,t3", "t4");
+  mb_node(m, "Tanh", "tanh", "t4", "t5");
+  mb_node(m, "Div", "div", "t5,c", "t6");
+  mb_node(m, "Mul", "bmul", "t6,row", "y");
+  mb_output(m, "y", F32);
+  nnp_graph *g = load(m);
+  result base, opt;
+  run(g, 0, false, &base);
+  run(g, NNP_PASS_FUSE_ELEMENTWISE, true, &opt);
+  CHECK_MSG(base.steps == 7 && opt.steps == 2, "steps %d -> %d", base.steps, opt.steps);
+  CHECK(!strcmp(opt.ops[0], "FusedElementwise") && !strcmp(opt.ops[1], "Mul"));
+  CHECK_MSG(identical(&base, &opt), "differ by %g", max_diff(&base, &opt));
+  nnp_graph_destroy(g);
+  mb_reset();
+}
+
 /* Internal ops come from the passes only: a model naming one is rejected. */
 static void test_internal_ops_rejected(void) {
   const char *domains[] = {"com.nnperf", ""};
@@ -299,7 +329,7 @@ static void test_inplace(void) {
   nnp_graph *g = load(m);
   result base, planned;
   run(g, 0, false, &base);
-  run(g, 0, true, &planned);
+  run(g, 0, true, &planned); /* no passes: the elementwise chain stays unfused */
   CHECK_MSG(planned.inplace >= 2, "%d in-place", planned.inplace);
   CHECK(identical(&base, &planned));
   nnp_graph_destroy(g);
@@ -477,6 +507,7 @@ int main(void) {
   test_fold_batchnorm();
   test_noops_dead_fold();
   test_internal_ops_rejected();
+  test_fuse_elementwise();
   test_inplace();
   test_planner_random();
   test_planner_zoo();

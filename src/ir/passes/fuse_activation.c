@@ -8,30 +8,12 @@
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 
-/* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on. */
-static bool clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi) {
-  if (g->opset < 11) {
-    *lo = nnp_attr_float(n, "min", -3.402823466e38f);
-    *hi = nnp_attr_float(n, "max", 3.402823466e38f);
-    return true;
-  }
-  *lo = -INFINITY;
-  *hi = INFINITY;
-  for (int k = 1; k < n->n_inputs && k < 3; k++) {
-    if (n->inputs[k] < 0) continue;
-    const nnp_tensor *t = pass_const_f32(g, n->inputs[k]);
-    if (!t || nnp_tensor_numel(t) != 1) return false;
-    *(k == 1 ? lo : hi) = *(const float *)t->data;
-  }
-  return true;
-}
-
 static const char *activation_of(const nnp_graph *g, const nnp_node *n, float *lo, float *hi) {
   switch (n->op) {
     case NNP_OP_RELU: return "Relu";
     case NNP_OP_HARD_SWISH: return "HardSwish";
     case NNP_OP_SIGMOID: return "Sigmoid";
-    case NNP_OP_CLIP: return clip_bounds(g, n, lo, hi) ? "Clip" : NULL;
+    case NNP_OP_CLIP: return pass_clip_bounds(g, n, lo, hi) ? "Clip" : NULL;
     default: return NULL;
   }
 }

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,3 +95,22 @@ nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type) {
 const nnp_tensor *pass_shape(const nnp_plan *shapes, int v) {
   return shapes && v >= 0 ? nnp_plan_value(shapes, v) : NULL;
 }
+
+/* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on. */
+bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi) {
+  if (g->opset < 11) {
+    *lo = nnp_attr_float(n, "min", -3.402823466e38f);
+    *hi = nnp_attr_float(n, "max", 3.402823466e38f);
+    return true;
+  }
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  for (int k = 1; k < n->n_inputs && k < 3; k++) {
+    if (n->inputs[k] < 0) continue;
+    const nnp_tensor *t = pass_const_f32(g, n->inputs[k]);
+    if (!t || nnp_tensor_numel(t) != 1) return false;
+    *(k == 1 ? lo : hi) = *(const float *)t->data;
+  }
+  return true;
+}
+

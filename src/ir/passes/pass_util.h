@@ -25,6 +25,10 @@ nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type);
 /* The compiled shape of value v in the shapes plan, or NULL. */
 const nnp_tensor *pass_shape(const nnp_plan *shapes, int v);
 
+/* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on; false
+ * when a bound is only known at run time. */
+bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi);
+
 /* The passes (src/ir/passes/<name>.c); each returns the number of rewrites in *count. */
 nnp_status nnp_pass_fold_constants(nnp_graph *g, int *count);
 nnp_status nnp_pass_dead_nodes(nnp_graph *g, int *count);
@@ -32,5 +36,6 @@ nnp_status nnp_pass_noops(nnp_graph *g, int *count);
 nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count);
 
 #endif

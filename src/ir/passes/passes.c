@@ -49,7 +49,7 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
   /* Folding and no-op removal first: they expose Conv -> BatchNormalization and
    * Conv -> Add -> Relu patterns hidden behind Identity nodes and constant subgraphs.
    * Residual fusion runs before activation fusion so that the activation after the Add
-   * lands in the same FusedConv. Fuse-elementwise and blocked-layout are not implemented. */
+   * lands in the same FusedConv. Blocked-layout is not implemented. */
   if (bits & NNP_PASS_FOLD_CONSTANTS) {
     NNP_TRY(nnp_pass_fold_constants(g, &n));
     report->applied[0] += n;
@@ -73,6 +73,10 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
   if (bits & NNP_PASS_FUSE_ACTIVATION) {
     NNP_TRY(nnp_pass_fuse_activation(g, shapes, &n));
     report->applied[4] += n;
+  }
+  if (bits & NNP_PASS_FUSE_ELEMENTWISE) { /* after the Conv/Gemm fusions: what they left */
+    NNP_TRY(nnp_pass_fuse_elementwise(g, shapes, &n));
+    report->applied[6] += n;
   }
   NNP_TRY(nnp_graph_toposort(g));
   report->nodes_after = g->n_nodes;
