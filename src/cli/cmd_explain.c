@@ -131,27 +131,39 @@ static nnp_status profile(nnp_plan *p, int iters, rung_result *r) {
   return NNP_OK;
 }
 
-static nnp_status measure(const nnp_graph *g, const nnp_plan_options *po, const nnp_loop_spec *spec, bool prof,
-                          rung_result *r, nnp_plan **keep) {
-  nnp_plan *p = NULL;
-  NNP_TRY(nnp_plan_compile(g, po, &p));
-  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 1 + (uint64_t)i);
-  samples sm = {0};
-  nnp_loop_outcome oc;
-  nnp_status s = nnp_timing_loop(spec, NULL, infer_once, p, sink, &sm, &oc);
-  if (s == NNP_OK && sm.n == 0) s = nnp_error(NNP_ERR_INTERNAL, "the timing loop took no samples");
-  if (s == NNP_OK) {
-    qsort(sm.x, (size_t)sm.n, sizeof *sm.x, cmp_double);
-    r->p50 = nnp_percentile_sorted(sm.x, sm.n, 0.50);
-    r->p99 = nnp_percentile_sorted(sm.x, sm.n, 0.99);
-    r->activation_bytes = nnp_plan_memory_stats(p)->planned;
-    count_steps(p, r);
+/* Rungs are measured interleaved: `rounds` rounds, each running the timing loop for every
+ * rung in turn (a short warm-up, then iterations/rounds samples), so slow drift of a busy
+ * machine (thermal, other load) spreads over all rungs instead of favouring the first. */
+static nnp_status measure_all(nnp_plan **plans, const nnp_loop_spec *spec, int rounds, bool prof, rung_result *res) {
+  samples sm[N_RUNGS];
+  memset(sm, 0, sizeof sm);
+  nnp_loop_spec round_spec = *spec;
+  round_spec.iterations = (spec->iterations + rounds - 1) / rounds;
+  round_spec.max_time_s = spec->max_time_s / rounds;
+  nnp_status s = NNP_OK;
+  for (int r = 0; r < rounds && s == NNP_OK; r++)
+    for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
+      if (!plans[k]) continue;
+      nnp_loop_outcome oc;
+      s = nnp_timing_loop(&round_spec, NULL, infer_once, plans[k], sink, &sm[k], &oc);
+      if (s != NNP_OK) s = nnp_error_context(s, "rung '%s'", rungs[k].name);
+    }
+  for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
+    if (!plans[k]) continue;
+    rung_result *r = &res[k];
+    if (sm[k].n == 0) {
+      s = nnp_error(NNP_ERR_INTERNAL, "rung '%s': the timing loop took no samples", rungs[k].name);
+      break;
+    }
+    qsort(sm[k].x, (size_t)sm[k].n, sizeof *sm[k].x, cmp_double);
+    r->p50 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.50);
+    r->p99 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.99);
+    r->activation_bytes = nnp_plan_memory_stats(plans[k])->planned;
+    count_steps(plans[k], r);
     r->measured = true;
-    if (prof) s = profile(p, spec->iterations < 5 ? spec->iterations : 5, r);
+    if (prof) s = profile(plans[k], spec->iterations < 5 ? spec->iterations : 5, r);
   }
-  free(sm.x);
-  if (s == NNP_OK && keep) *keep = p;
-  else nnp_plan_destroy(p);
+  for (int k = 0; k < N_RUNGS; k++) free(sm[k].x);
   return s;
 }
 
@@ -223,7 +235,8 @@ static const char help[] =
     "P50 and P99 latency, activation memory, kernel (step) count and bytes moved (the sum\n"
     "of every step's input and output bytes). Rungs this build lacks say 'not implemented'.\n\n"
     "options:\n"
-    "  --iterations N         steady-state iterations per rung (default 20)\n"
+    "  --iterations N         steady-state iterations per rung (default 20), taken in up to 5\n"
+    "                         rounds that alternate the rungs (drift hits every rung alike)\n"
     "  --time SECONDS         cap of each rung's steady state (default 10)\n"
     "  --threads N            threads of the +threads rung (default 2)\n"
     "  --profile              per-op-type time (each step timed alone) of the last rung\n"
@@ -262,24 +275,30 @@ int nnp_cmd_explain(int argc, char **argv) {
   cli_apply_batch(&mo, g);
   nnp_loop_spec spec;
   nnp_loop_spec_default(&spec);
-  spec.warmup_min = 2;
-  spec.warmup_max = 5;
+  spec.warmup_min = 1; /* per round: the first round's warm-up also warms the later ones */
+  spec.warmup_max = 2;
   spec.warmup_window = 1;
   spec.warmup_max_time_s = max_time;
   spec.iterations = iterations;
   spec.min_time_s = 0;
   spec.max_time_s = max_time;
   rung_result *res = calloc(N_RUNGS, sizeof *res);
+  nnp_plan *plans[N_RUNGS] = {0};
   int rc = CLI_OK;
   nnp_plan_options po = mo.plan;
   for (int k = 0; k < N_RUNGS && res; k++) {
     rungs[k].apply(&po, threads);
     if (!rungs[k].implemented) continue;
-    if (measure(g, &po, &spec, prof, &res[k], NULL) != NNP_OK) {
+    if (nnp_plan_compile(g, &po, &plans[k]) != NNP_OK) {
       rc = cli_fail(rungs[k].name);
       break;
     }
+    for (int i = 0; i < nnp_plan_num_inputs(plans[k]); i++)
+      nnp_fill_seeded(nnp_plan_input(plans[k], i), 1 + (uint64_t)i);
   }
+  if (res && rc == CLI_OK && measure_all(plans, &spec, iterations < 5 ? iterations : 5, prof, res) != NNP_OK)
+    rc = cli_fail(NULL);
+  for (int k = 0; k < N_RUNGS; k++) nnp_plan_destroy(plans[k]);
   if (!res) rc = cli_fail("out of memory");
   else if (rc == CLI_OK) (json ? print_json : print_table)(mo.model, res, prof);
   free(res);
