@@ -225,7 +225,8 @@ int nnp_cmd_inspect(int argc, char **argv) {
     for (int o = 0; o < n_ops; o++)
       printf("%-20s %6d %10s %6.1f%%\n", ops[o].op, ops[o].count, human((double)ops[o].macs, a, sizeof a),
              total_macs ? 100.0 * (double)ops[o].macs / (double)total_macs : 0.0);
-    printf("\nnodes       %d (%d executed, %d evaluated at load time)\n", g->n_nodes, n_steps, g->n_nodes - n_steps);
+    printf("\nnodes       %d (%d executed, %d evaluated at load time, fused or removed by passes)\n", g->n_nodes,
+           n_steps, g->n_nodes - n_steps);
     printf("parameters  %s (%s)\n", human((double)params, a, sizeof a), human_bytes((double)weight_bytes, b, sizeof b));
     printf("MACs        %s   FLOPs %s\n", human((double)total_macs, a, sizeof a), human((double)total_flops, b, sizeof b));
     printf("activations naive %s, lower bound %s\n", human_bytes((double)naive, a, sizeof a),
