@@ -23,8 +23,13 @@ typedef struct nnp_pass_report {
   int applied[NNP_PASS_COUNT]; /* rewrites made by pass bit k (1u << k) */
 } nnp_pass_report;
 
-/* Deep copy of g (values keep their indices). */
-nnp_status nnp_graph_clone(const nnp_graph *g, nnp_graph **out);
+/* Copy of g (values keep their indices). With share_initializers, initializer data is not
+ * copied but borrowed from g (passes never write into an existing initializer): call
+ * nnp_graph_unshare(copy, g) before destroying the copy, and keep g alive until then. */
+nnp_status nnp_graph_clone(const nnp_graph *g, bool share_initializers, nnp_graph **out);
+/* Drops copy's borrowed references to g's initializer data, so that destroying copy
+ * frees only what it owns. */
+void nnp_graph_unshare(nnp_graph *copy, const nnp_graph *g);
 
 /* Runs the passes selected by bits (NNP_PASS_*) on g, in a fixed order. shapes is a plan
  * of the unrewritten graph compiled without passes: fusions that depend on shapes and

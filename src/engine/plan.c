@@ -35,7 +35,10 @@ typedef struct plan_step {
 
 struct nnp_plan {
   const nnp_graph *g;
-  nnp_graph *owned_graph; /* the rewritten clone when passes ran (g points at it) */
+  nnp_graph *owned_graph; /* the rewritten clone when passes ran (g points at it); it
+                           * borrows the caller's initializer data (the caller's graph
+                           * outlives the plan) */
+  const nnp_graph *user_graph;
   plan_value *values;
   plan_step *steps;
   int n_steps;
@@ -68,6 +71,7 @@ void nnp_plan_destroy(nnp_plan *p) {
   nnp_free(p->in_ptrs);
   nnp_free(p->out_ptrs);
   nnp_aligned_free(p->scratch);
+  if (p->owned_graph) nnp_graph_unshare(p->owned_graph, p->user_graph);
   nnp_graph_destroy(p->owned_graph);
   nnp_aligned_free(p->arena);
   nnp_free(p);
@@ -383,15 +387,17 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
   nnp_plan *shapes = NULL;
   NNP_TRY(compile_graph(g, &plain, &shapes));
   nnp_graph *clone = NULL;
-  nnp_status s = nnp_graph_clone(g, &clone);
+  nnp_status s = nnp_graph_clone(g, true, &clone);
   if (s == NNP_OK) s = nnp_passes_run(clone, opt->passes, shapes, NULL);
   nnp_plan_destroy(shapes);
   if (s == NNP_OK) s = compile_graph(clone, opt, out);
   if (s != NNP_OK) {
+    nnp_graph_unshare(clone, g);
     nnp_graph_destroy(clone);
     return s;
   }
   (*out)->owned_graph = clone;
+  (*out)->user_graph = g;
   return NNP_OK;
 }
 

@@ -50,7 +50,7 @@ static nnp_status clone_attr(const nnp_attr *a, nnp_attr *d) {
   return NNP_OK;
 }
 
-static nnp_status clone_into(const nnp_graph *g, nnp_graph *c) {
+static nnp_status clone_into(const nnp_graph *g, bool share, nnp_graph *c) {
   bool fail = false;
   c->name = dup_or_null(g->name, &fail);
   c->producer = dup_or_null(g->producer, &fail);
@@ -76,7 +76,8 @@ static nnp_status clone_into(const nnp_graph *g, nnp_graph *c) {
     if (s->init) {
       d->init = nnp_calloc(1, sizeof *d->init);
       if (!d->init) return oom();
-      NNP_TRY(nnp_tensor_clone(s->init, d->init));
+      if (share) *d->init = *s->init; /* borrowed data: nnp_graph_unshare before destroy */
+      else NNP_TRY(nnp_tensor_clone(s->init, d->init));
     }
   }
   for (int i = 0; i < g->n_nodes; i++) {
@@ -100,12 +101,21 @@ static nnp_status clone_into(const nnp_graph *g, nnp_graph *c) {
   return NNP_OK;
 }
 
-nnp_status nnp_graph_clone(const nnp_graph *g, nnp_graph **out) {
+void nnp_graph_unshare(nnp_graph *copy, const nnp_graph *g) {
+  if (!copy) return;
+  for (int v = 0; v < g->n_values && v < copy->n_values; v++) {
+    nnp_tensor *t = copy->values[v].init;
+    if (t && g->values[v].init && t->data == g->values[v].init->data) t->data = NULL;
+  }
+}
+
+nnp_status nnp_graph_clone(const nnp_graph *g, bool share_initializers, nnp_graph **out) {
   *out = NULL;
   nnp_graph *c;
   NNP_TRY(nnp_graph_create(&c));
-  nnp_status s = clone_into(g, c);
+  nnp_status s = clone_into(g, share_initializers, c);
   if (s != NNP_OK) {
+    if (share_initializers) nnp_graph_unshare(c, g);
     nnp_graph_destroy(c);
     return s;
   }
