@@ -47,6 +47,9 @@ struct nnp_plan {
   void *scratch;
   size_t scratch_size;
   void *arena;           /* planned intermediates (memory_plan), NULL otherwise */
+  bool shapes_only;      /* the passes' shape oracle: runtime values get no buffers */
+  bool defer_buffers;    /* memory plan: runtime values get arena offsets after compile,
+                          * so compile never holds a buffer per value (the naive peak) */
   nnp_plan_memory mem;
 };
 
@@ -208,9 +211,9 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
     pv->t.data = NULL;
     pv->used = true;
     pv->owns = true;
-    NNP_TRY(nnp_tensor_alloc(&pv->t));
+    if (!(p->shapes_only || p->defer_buffers) || fold) NNP_TRY(nnp_tensor_alloc(&pv->t));
   }
-  if (scratch > p->scratch_size) {
+  if ((!p->shapes_only || fold) && scratch > p->scratch_size) {
     nnp_aligned_free(p->scratch);
     p->scratch = nnp_aligned_alloc(scratch);
     p->scratch_size = p->scratch ? scratch : 0;
@@ -270,7 +273,7 @@ static nnp_status plan_memory(nnp_plan *p) {
       int v = nd->outputs[k];
       if (v < 0) continue;
       plan_value *pv = &p->values[v];
-      if (!pv->owns || pv->known || !pv->t.data || g->values[v].kind != NNP_VALUE_INTERMEDIATE) continue;
+      if (!pv->owns || pv->known || g->values[v].kind != NNP_VALUE_INTERMEDIATE) continue;
       items[n] = (nnp_mem_item){.size = nnp_tensor_nbytes(&pv->t), .first = s, .last = s, .inplace_of = -1};
       item_of[v] = n++;
     }
@@ -317,11 +320,13 @@ static nnp_status plan_memory(nnp_plan *p) {
   return s;
 }
 
-static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
+static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, bool shapes_only, nnp_plan **out) {
   *out = NULL;
   nnp_plan *p = nnp_calloc(1, sizeof *p);
   if (!p) return oom();
   p->g = g;
+  p->shapes_only = shapes_only;
+  p->defer_buffers = opt->memory_plan && !shapes_only;
   size_t total_in = 0, total_out = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     total_in += (size_t)g->nodes[i].n_inputs;
@@ -380,17 +385,17 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
   }
   *out = NULL;
   NNP_TRY(check_ops(g));
-  if (!(opt->passes & NNP_PASS_ALL)) return compile_graph(g, opt, out);
+  if (!(opt->passes & NNP_PASS_ALL)) return compile_graph(g, opt, false, out);
   nnp_plan_options plain = *opt;
   plain.passes = 0;
   plain.memory_plan = false;
   nnp_plan *shapes = NULL;
-  NNP_TRY(compile_graph(g, &plain, &shapes));
+  NNP_TRY(compile_graph(g, &plain, true, &shapes));
   nnp_graph *clone = NULL;
   nnp_status s = nnp_graph_clone(g, true, &clone);
   if (s == NNP_OK) s = nnp_passes_run(clone, opt->passes, shapes, NULL);
   nnp_plan_destroy(shapes);
-  if (s == NNP_OK) s = compile_graph(clone, opt, out);
+  if (s == NNP_OK) s = compile_graph(clone, opt, false, out);
   if (s != NNP_OK) {
     nnp_graph_unshare(clone, g);
     nnp_graph_destroy(clone);
