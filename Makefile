@@ -42,6 +42,7 @@ conformance: build
 
 benchmarks: build
 	$(BUILD)/bench/bench_harness_overhead
+	$(BUILD)/bench/bench_graph_passes
 
 fuzz: deps
 	scripts/fuzz.sh

@@ -88,6 +88,8 @@ nnp_status nnp_plan_set_input(nnp_plan *p, int i, const nnp_tensor *src);
 
 /* One synchronous inference. */
 nnp_status nnp_plan_run(nnp_plan *p);
+/* Runs step s alone (steps must run in order; explain --profile times each). */
+nnp_status nnp_plan_run_step(nnp_plan *p, int s);
 
 int nnp_plan_num_outputs(const nnp_plan *p);
 const char *nnp_plan_output_name(const nnp_plan *p, int i);
@@ -99,7 +101,19 @@ const nnp_tensor *nnp_plan_output(const nnp_plan *p, int i);
 const nnp_tensor *nnp_plan_value(const nnp_plan *p, int v);
 bool nnp_plan_value_is_constant(const nnp_plan *p, int v);
 int nnp_plan_num_steps(const nnp_plan *p);
+/* The graph the plan executes: the caller's, or its rewritten clone when passes ran
+ * (value indices of the caller's graph stay valid in it; it may have more values). */
+const nnp_graph *nnp_plan_graph(const nnp_plan *p);
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s);
+/* Activation memory of the plan: the planned arena, each value its own buffer (naive),
+ * the most bytes live at one step (lower bound for any placement without more in-place
+ * sharing). Without memory_plan, planned = naive and lower_bound = 0 (not computed). */
+typedef struct nnp_plan_memory {
+  size_t planned, naive, lower_bound;
+  int inplace; /* outputs written over their input */
+  int buffers; /* planned intermediates */
+} nnp_plan_memory;
+const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p);
 /* Bytes of buffers for non-constant intermediate values (each its own buffer). */
 size_t nnp_plan_activation_bytes(const nnp_plan *p);
 

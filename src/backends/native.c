@@ -59,6 +59,22 @@ static void native_unload(void *state) {
   nnp_free(s);
 }
 
+/* Backend options: passes=BITS (NNP_PASS_* mask, as nnperf bench writes it from --passes)
+ * and memory_plan=0|1. Other keys are left to the backends that wrap this one (fault). */
+static nnp_status native_options(const char *opts, nnp_plan_options *o) {
+  for (const char *p = opts ? opts : ""; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char *end;
+    if (!strncmp(p, "passes=", 7)) o->passes = (unsigned)strtoul(p + 7, &end, 0);
+    else if (!strncmp(p, "memory_plan=", 12)) o->memory_plan = strtol(p + 12, &end, 10) != 0;
+    else end = (char *)p + len;
+    if (end != p + len) return nnp_error(NNP_ERR_INVALID, "native: bad value in option '%.*s'", (int)len, p);
+    p += len + (e ? 1 : 0);
+  }
+  return NNP_OK;
+}
+
 static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_load_report *rep) {
   if (cfg->precision != NNP_FP32)
     return nnp_error(NNP_ERR_UNSUPPORTED, "the native engine runs fp32 only so far (asked for %s)",
@@ -70,6 +86,9 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   double t1 = now_s();
   if (st == NNP_OK) {
     nnp_plan_options_default(&s->base);
+    st = native_options(cfg->options, &s->base);
+  }
+  if (st == NNP_OK) {
     s->base.n_shapes = cfg->n_shapes;
     memcpy(s->base.shapes, cfg->shapes, sizeof s->base.shapes);
     st = nnp_plan_compile(s->g, &s->base, &s->plan);

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "nnperf/onnx.h"
+#include "nnperf/passes.h"
 #include "nnperf/zoo.h"
 
 int cli_fail(const char *what) {
@@ -28,7 +29,12 @@ const char cli_model_options_help[] =
     "  --batch N              batch size: binds each input's symbolic first dimension (default 1)\n"
     "  --dim SYMBOL=N         binds a named symbolic dimension (e.g. --dim height=320)\n"
     "  --shape [NAME:]DIMS    full shape of an input, e.g. --shape input:1x3x224x224\n"
-    "                         (NAME may be left out when the model has one input)\n";
+    "                         (NAME may be left out when the model has one input)\n"
+    "  --passes LIST          graph passes to run (comma-separated; all, none, fold-constants,\n"
+    "                         dead-nodes, noops, fold-batchnorm, fuse-activation, fuse-residual,\n"
+    "                         fuse-elementwise)\n"
+    "  --no-PASS              turns one pass off (e.g. --no-fuse-residual); --no-passes: all off\n"
+    "  --no-memory-plan       a buffer per value instead of one planned arena\n";
 
 void cli_model_opts_init(cli_model_opts *o) {
   memset(o, 0, sizeof *o);
@@ -56,6 +62,29 @@ bool cli_parse_dims(const char *s, int *rank, int64_t *dims) {
 
 int cli_model_option(cli_model_opts *o, const char *cmd, int argc, char **argv, int *i) {
   const char *a = argv[*i];
+  if (!strcmp(a, "--no-passes")) {
+    o->plan.passes = 0;
+    return 1;
+  }
+  if (!strcmp(a, "--no-memory-plan")) {
+    o->plan.memory_plan = false;
+    return 1;
+  }
+  if (!strncmp(a, "--no-", 5) && nnp_pass_bit(a + 5)) {
+    o->plan.passes &= ~nnp_pass_bit(a + 5);
+    return 1;
+  }
+  if (!strcmp(a, "--passes")) {
+    if (*i + 1 >= argc) {
+      cli_usage_error(cmd, "%s needs a value", a);
+      return -1;
+    }
+    if (nnp_passes_parse(argv[++*i], &o->plan.passes) != NNP_OK) {
+      cli_usage_error(cmd, "--passes: %s", nnp_last_error());
+      return -1;
+    }
+    return 1;
+  }
   if (strcmp(a, "--batch") && strcmp(a, "--dim") && strcmp(a, "--shape")) return 0;
   if (*i + 1 >= argc) {
     cli_usage_error(cmd, "%s needs a value", a);

@@ -458,6 +458,13 @@ int nnp_cmd_bench(int argc, char **argv) {
             opts = optbuf;
           }
         }
+        /* --passes / --no-PASS / --no-memory-plan reach the native engine as its options */
+        if (!strcmp(backends[k]->name, "native") && (mo.plan.passes != NNP_PASS_ALL || !mo.plan.memory_plan)) {
+          size_t ol = strlen(optbuf);
+          snprintf(optbuf + ol, sizeof optbuf - ol, "%spasses=0x%x,memory_plan=%d", ol ? "," : "",
+                   mo.plan.passes, mo.plan.memory_plan ? 1 : 0);
+          opts = optbuf;
+        }
         nnp_row_request req = {.worker_exe = self, .backend = backends[k]->name, .model_path = model_path,
                                .options = opts, .precision = precisions[pi], .threads = (int)threads,
                                .batch = batches[bi], .scenario = scenario, .n_inputs = n_in, .inputs = inputs,

@@ -99,17 +99,20 @@ int nnp_cmd_inspect(int argc, char **argv) {
     rc = cli_fail(mo.model);
     goto done;
   }
+  /* the executed graph: after passes it has fused nodes and folded weights */
+  const nnp_graph *eg = nnp_plan_graph(plan);
   int64_t params = 0, weight_bytes = 0;
-  for (int v = 0; v < g->n_values; v++)
+  for (int v = 0; v < g->n_values; v++) /* the model's own weights, not the folded copies */
     if (g->values[v].init) {
       params += nnp_tensor_numel(g->values[v].init);
       weight_bytes += (int64_t)nnp_tensor_nbytes(g->values[v].init);
     }
   int n_steps = nnp_plan_num_steps(plan);
+  const nnp_plan_memory *mem = nnp_plan_memory_stats(plan);
   /* liveness of runtime intermediates: birth = producing step, death = last reading step */
-  death = malloc(sizeof(int64_t) * (size_t)(g->n_values ? g->n_values : 1) * 2);
-  int64_t *birth = death + g->n_values;
-  for (int v = 0; v < g->n_values; v++) birth[v] = death[v] = -1;
+  death = malloc(sizeof(int64_t) * (size_t)(eg->n_values ? eg->n_values : 1) * 2);
+  int64_t *birth = death + eg->n_values;
+  for (int v = 0; v < eg->n_values; v++) birth[v] = death[v] = -1;
   for (int s = 0; s < n_steps; s++) {
     const nnp_node *n = nnp_plan_step_node(plan, s);
     for (int k = 0; k < n->n_outputs; k++)
@@ -117,14 +120,14 @@ int nnp_cmd_inspect(int argc, char **argv) {
     for (int k = 0; k < n->n_inputs; k++)
       if (n->inputs[k] >= 0 && birth[n->inputs[k]] >= 0) death[n->inputs[k]] = s;
   }
-  for (int k = 0; k < g->n_outputs; k++)
-    if (birth[g->outputs[k]] >= 0) death[g->outputs[k]] = n_steps;
+  for (int k = 0; k < eg->n_outputs; k++)
+    if (birth[eg->outputs[k]] >= 0) death[eg->outputs[k]] = n_steps;
   int64_t naive = 0, peak = 0;
-  for (int v = 0; v < g->n_values; v++)
+  for (int v = 0; v < eg->n_values; v++)
     if (birth[v] >= 0 && !nnp_plan_value_is_constant(plan, v)) naive += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
   for (int s = 0; s < n_steps; s++) {
     int64_t live = 0;
-    for (int v = 0; v < g->n_values; v++)
+    for (int v = 0; v < eg->n_values; v++)
       if (birth[v] >= 0 && birth[v] <= s && death[v] >= s && !nnp_plan_value_is_constant(plan, v))
         live += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
     if (live > peak) peak = live;
@@ -176,7 +179,7 @@ int nnp_cmd_inspect(int argc, char **argv) {
     int64_t node_params = 0;
     for (int k = 0; k < n->n_inputs; k++) {
       in[k] = nnp_plan_value(plan, n->inputs[k]);
-      if (n->inputs[k] >= 0 && g->values[n->inputs[k]].init) node_params += nnp_tensor_numel(in[k]);
+      if (n->inputs[k] >= 0 && eg->values[n->inputs[k]].init) node_params += nnp_tensor_numel(in[k]);
     }
     for (int k = 0; k < n->n_outputs; k++) out[k] = nnp_plan_value(plan, n->outputs[k]);
     nnp_cost c = nnp_node_cost(n, in, out);
@@ -210,20 +213,32 @@ int nnp_cmd_inspect(int argc, char **argv) {
       printf("%s{\"op\": \"%s\", \"count\": %d, \"macs\": %lld, \"flops\": %lld}", o ? ", " : "", ops[o].op,
              ops[o].count, (long long)ops[o].macs, (long long)ops[o].flops);
     printf("],\n  \"totals\": {\"nodes\": %d, \"executed_nodes\": %d, \"params\": %lld, \"weight_bytes\": %lld, "
-           "\"macs\": %lld, \"flops\": %lld, \"activation_bytes_naive\": %lld, \"activation_bytes_lower_bound\": %lld}\n}\n",
+           "\"macs\": %lld, \"flops\": %lld, \"activation_bytes_naive\": %lld, \"activation_bytes_lower_bound\": %lld},\n"
+           "  \"memory_plan\": {\"enabled\": %s, \"planned_bytes\": %zu, \"naive_bytes\": %zu, \"lower_bound_bytes\": %zu, "
+           "\"inplace\": %d, \"buffers\": %d}\n}\n",
            g->n_nodes, n_steps, (long long)params, (long long)weight_bytes, (long long)total_macs,
-           (long long)total_flops, (long long)naive, (long long)peak);
+           (long long)total_flops, (long long)naive, (long long)peak, mo.plan.memory_plan ? "true" : "false",
+           mem->planned, mem->naive, mem->lower_bound, mem->inplace, mem->buffers);
   } else {
     char a[32], b[32];
     printf("\n%-20s %6s %10s %7s\n", "op type", "count", "MACs", "share");
     for (int o = 0; o < n_ops; o++)
       printf("%-20s %6d %10s %6.1f%%\n", ops[o].op, ops[o].count, human((double)ops[o].macs, a, sizeof a),
              total_macs ? 100.0 * (double)ops[o].macs / (double)total_macs : 0.0);
-    printf("\nnodes       %d (%d executed, %d evaluated at load time)\n", g->n_nodes, n_steps, g->n_nodes - n_steps);
+    printf("\nnodes       %d (%d executed, %d evaluated at load time, fused or removed by passes)\n", g->n_nodes,
+           n_steps, g->n_nodes - n_steps);
     printf("parameters  %s (%s)\n", human((double)params, a, sizeof a), human_bytes((double)weight_bytes, b, sizeof b));
     printf("MACs        %s   FLOPs %s\n", human((double)total_macs, a, sizeof a), human((double)total_flops, b, sizeof b));
     printf("activations naive %s, lower bound %s\n", human_bytes((double)naive, a, sizeof a),
            human_bytes((double)peak, b, sizeof b));
+    if (mo.plan.memory_plan) {
+      char c[32];
+      printf("memory plan arena %s (naive %s, lower bound %s after %d in-place), %.2fx bound, %.2fx naive\n",
+             human_bytes((double)mem->planned, a, sizeof a), human_bytes((double)mem->naive, b, sizeof b),
+             human_bytes((double)mem->lower_bound, c, sizeof c), mem->inplace,
+             mem->lower_bound ? (double)mem->planned / (double)mem->lower_bound : 0.0,
+             mem->naive ? (double)mem->planned / (double)mem->naive : 0.0);
+    }
   }
   rc = CLI_OK;
 done:

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/memory_plan.h"
 #include "engine/op_eval.h"
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
+#include "nnperf/passes.h"
 #include "ops/op.h"
 
 /* Nodes whose inputs are all known are evaluated at load time when their outputs hold
@@ -33,6 +35,10 @@ typedef struct plan_step {
 
 struct nnp_plan {
   const nnp_graph *g;
+  nnp_graph *owned_graph; /* the rewritten clone when passes ran (g points at it); it
+                           * borrows the caller's initializer data (the caller's graph
+                           * outlives the plan) */
+  const nnp_graph *user_graph;
   plan_value *values;
   plan_step *steps;
   int n_steps;
@@ -40,6 +46,11 @@ struct nnp_plan {
   nnp_tensor **out_ptrs;
   void *scratch;
   size_t scratch_size;
+  void *arena;           /* planned intermediates (memory_plan), NULL otherwise */
+  bool shapes_only;      /* the passes' shape oracle: runtime values get no buffers */
+  bool defer_buffers;    /* memory plan: runtime values get arena offsets after compile,
+                          * so compile never holds a buffer per value (the naive peak) */
+  nnp_plan_memory mem;
 };
 
 void nnp_plan_options_default(nnp_plan_options *o) {
@@ -63,6 +74,9 @@ void nnp_plan_destroy(nnp_plan *p) {
   nnp_free(p->in_ptrs);
   nnp_free(p->out_ptrs);
   nnp_aligned_free(p->scratch);
+  if (p->owned_graph) nnp_graph_unshare(p->owned_graph, p->user_graph);
+  nnp_graph_destroy(p->owned_graph);
+  nnp_aligned_free(p->arena);
   nnp_free(p);
 }
 
@@ -197,9 +211,9 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
     pv->t.data = NULL;
     pv->used = true;
     pv->owns = true;
-    NNP_TRY(nnp_tensor_alloc(&pv->t));
+    if (!(p->shapes_only || p->defer_buffers) || fold) NNP_TRY(nnp_tensor_alloc(&pv->t));
   }
-  if (scratch > p->scratch_size) {
+  if ((!p->shapes_only || fold) && scratch > p->scratch_size) {
     nnp_aligned_free(p->scratch);
     p->scratch = nnp_aligned_alloc(scratch);
     p->scratch_size = p->scratch ? scratch : 0;
@@ -223,17 +237,96 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   return NNP_OK;
 }
 
-nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
-  nnp_plan_options defaults;
-  if (!opt) {
-    nnp_plan_options_default(&defaults);
-    opt = &defaults;
+/* Elementwise ops whose kernels read input element i only to write output element i, so
+ * the output may overwrite an input of the same shape. FusedConv/FusedGemm are not here:
+ * their kernel writes the output while other outputs' rows still need the residual. */
+static bool elementwise_inplace_ok(int op) {
+  switch (op) {
+    case NNP_OP_RELU: case NNP_OP_SIGMOID: case NNP_OP_CLIP: case NNP_OP_HARD_SWISH: case NNP_OP_HARD_SIGMOID:
+    case NNP_OP_TANH: case NNP_OP_LEAKY_RELU: case NNP_OP_NEG: case NNP_OP_ABS: case NNP_OP_EXP: case NNP_OP_SQRT:
+    case NNP_OP_ADD: case NNP_OP_SUB: case NNP_OP_MUL: case NNP_OP_DIV:
+      return true;
+    default:
+      return false;
   }
+}
+
+/* Replaces the per-value buffers of runtime intermediates by offsets in one arena. */
+static nnp_status plan_memory(nnp_plan *p) {
+  const nnp_graph *g = p->g;
+  int *item_of = nnp_malloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1));
+  nnp_mem_item *items = nnp_calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *items);
+  bool *taken = nnp_calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *taken);
+  if (!item_of || !items || !taken) {
+    nnp_free(item_of);
+    nnp_free(items);
+    nnp_free(taken);
+    return oom();
+  }
+  int n = 0;
+  for (int v = 0; v < g->n_values; v++) item_of[v] = -1;
+  for (int s = 0; s < p->n_steps; s++) {
+    const nnp_node *nd = p->steps[s].node;
+    for (int k = 0; k < nd->n_inputs; k++)
+      if (nd->inputs[k] >= 0 && item_of[nd->inputs[k]] >= 0) items[item_of[nd->inputs[k]]].last = s;
+    for (int k = 0; k < nd->n_outputs; k++) {
+      int v = nd->outputs[k];
+      if (v < 0) continue;
+      plan_value *pv = &p->values[v];
+      if (!pv->owns || pv->known || g->values[v].kind != NNP_VALUE_INTERMEDIATE) continue;
+      items[n] = (nnp_mem_item){.size = nnp_tensor_nbytes(&pv->t), .first = s, .last = s, .inplace_of = -1};
+      item_of[v] = n++;
+    }
+  }
+  for (int k = 0; k < g->n_outputs; k++)
+    if (item_of[g->outputs[k]] >= 0) items[item_of[g->outputs[k]]].last = p->n_steps;
+  for (int s = 0; s < p->n_steps; s++) {
+    const nnp_node *nd = p->steps[s].node;
+    if (!elementwise_inplace_ok(nd->op) || nd->n_outputs != 1 || nd->outputs[0] < 0) continue;
+    int io = item_of[nd->outputs[0]];
+    if (io < 0) continue;
+    const nnp_tensor *to = &p->values[nd->outputs[0]].t;
+    for (int k = 0; k < nd->n_inputs; k++) {
+      int v = nd->inputs[k];
+      int ii = v >= 0 ? item_of[v] : -1;
+      if (ii < 0 || taken[ii] || items[ii].last != s || g->values[v].is_output) continue;
+      const nnp_tensor *ti = &p->values[v].t;
+      if (ti->dtype != to->dtype || !nnp_tensor_same_shape(ti, to)) continue;
+      items[io].inplace_of = ii;
+      taken[ii] = true;
+      break;
+    }
+  }
+  nnp_mem_stats st;
+  nnp_status s = nnp_memory_plan(items, n, &st);
+  if (s == NNP_OK && st.planned) {
+    p->arena = nnp_aligned_alloc(st.planned);
+    if (!p->arena) s = nnp_error(NNP_ERR_NOMEM, "cannot allocate a %zu-byte activation arena", st.planned);
+  }
+  if (s == NNP_OK) {
+    for (int v = 0; v < g->n_values; v++) {
+      if (item_of[v] < 0) continue;
+      plan_value *pv = &p->values[v];
+      nnp_tensor_free(&pv->t);
+      pv->t.data = (char *)p->arena + items[item_of[v]].offset;
+      pv->owns = false;
+    }
+    p->mem = (nnp_plan_memory){.planned = st.planned, .naive = st.naive, .lower_bound = st.lower_bound,
+                               .inplace = st.inplace, .buffers = n};
+  }
+  nnp_free(item_of);
+  nnp_free(items);
+  nnp_free(taken);
+  return s;
+}
+
+static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, bool shapes_only, nnp_plan **out) {
   *out = NULL;
-  NNP_TRY(check_ops(g));
   nnp_plan *p = nnp_calloc(1, sizeof *p);
   if (!p) return oom();
   p->g = g;
+  p->shapes_only = shapes_only;
+  p->defer_buffers = opt->memory_plan && !shapes_only;
   size_t total_in = 0, total_out = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     total_in += (size_t)g->nodes[i].n_inputs;
@@ -268,6 +361,12 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
       goto fail;
     }
   }
+  if (opt->memory_plan) {
+    s = plan_memory(p);
+    if (s != NNP_OK) goto fail;
+  } else {
+    p->mem.naive = p->mem.planned = nnp_plan_activation_bytes(p);
+  }
   *out = p;
   return NNP_OK;
 fail:
@@ -275,16 +374,53 @@ fail:
   return s;
 }
 
-nnp_status nnp_plan_run(nnp_plan *p) {
-  for (int i = 0; i < p->n_steps; i++) {
-    const plan_step *st = &p->steps[i];
-    nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
-                      .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
-                      .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
-                      .scratch_size = p->scratch_size};
-    nnp_status s = st->info->ref(&ctx);
-    if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
+/* Graph passes run on a clone: the caller's graph stays as it is. The passes read
+ * shapes and types from a plan of the unrewritten graph (compiled without passes and
+ * without a memory plan, then dropped), so fusions depending on them are exact. */
+nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
+  nnp_plan_options defaults;
+  if (!opt) {
+    nnp_plan_options_default(&defaults);
+    opt = &defaults;
   }
+  *out = NULL;
+  NNP_TRY(check_ops(g));
+  if (!(opt->passes & NNP_PASS_ALL)) return compile_graph(g, opt, false, out);
+  nnp_plan_options plain = *opt;
+  plain.passes = 0;
+  plain.memory_plan = false;
+  nnp_plan *shapes = NULL;
+  NNP_TRY(compile_graph(g, &plain, true, &shapes));
+  nnp_graph *clone = NULL;
+  nnp_status s = nnp_graph_clone(g, true, &clone);
+  if (s == NNP_OK) s = nnp_passes_run(clone, opt->passes, shapes, NULL);
+  nnp_plan_destroy(shapes);
+  if (s == NNP_OK) s = compile_graph(clone, opt, false, out);
+  if (s != NNP_OK) {
+    nnp_graph_unshare(clone, g);
+    nnp_graph_destroy(clone);
+    return s;
+  }
+  (*out)->owned_graph = clone;
+  (*out)->user_graph = g;
+  return NNP_OK;
+}
+
+/* One step: the single place a step's kernel is called (the optimised-kernel dispatch
+ * belongs here). */
+nnp_status nnp_plan_run_step(nnp_plan *p, int i) {
+  const plan_step *st = &p->steps[i];
+  nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
+                    .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
+                    .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
+                    .scratch_size = p->scratch_size};
+  nnp_status s = st->info->ref(&ctx);
+  if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
+  return NNP_OK;
+}
+
+nnp_status nnp_plan_run(nnp_plan *p) {
+  for (int i = 0; i < p->n_steps; i++) NNP_TRY(nnp_plan_run_step(p, i));
   return NNP_OK;
 }
 
@@ -329,7 +465,10 @@ bool nnp_plan_value_is_constant(const nnp_plan *p, int v) {
   return v >= 0 && v < p->g->n_values && p->values[v].known;
 }
 int nnp_plan_num_steps(const nnp_plan *p) { return p->n_steps; }
+const nnp_graph *nnp_plan_graph(const nnp_plan *p) { return p->g; }
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s) { return p->steps[s].node; }
+
+const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p) { return &p->mem; }
 
 size_t nnp_plan_activation_bytes(const nnp_plan *p) {
   size_t total = 0;

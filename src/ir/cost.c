@@ -20,11 +20,11 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
   if (!y) return c;
   int64_t out_elems = nnp_tensor_numel(y);
   const char *op = n->op_type;
-  if (!strcmp(op, "Conv") && w && w->rank >= 2) {
+  if ((!strcmp(op, "Conv") || !strcmp(op, "FusedConv")) && w && w->rank >= 2) {
     c.macs = out_elems * prod(w->dims + 1, w->rank - 1); /* (C_in/group) x kernel */
   } else if (!strcmp(op, "ConvTranspose") && x && w && w->rank >= 2) {
     c.macs = nnp_tensor_numel(x) * prod(w->dims + 1, w->rank - 1);
-  } else if (!strcmp(op, "Gemm") && x && x->rank == 2) {
+  } else if ((!strcmp(op, "Gemm") || !strcmp(op, "FusedGemm")) && x && x->rank == 2) {
     int64_t k = nnp_attr_int(n, "transA", 0) ? x->dims[0] : x->dims[1];
     c.macs = out_elems * k;
   } else if (!strcmp(op, "MatMul") && x && x->rank >= 1) {

@@ -1,6 +1,7 @@
 /* The op table, indexed by nnp_op_id (designated initialisers from the op list). */
 #include <string.h>
 
+#include "ops/internal_ops.h"
 #include "ops/op.h"
 
 #define NNP_OP_ENTRY_(E, s, name) [NNP_OP_##E] = &nnp_op_##s,
@@ -13,7 +14,14 @@ static const nnp_op_info *const op_table[] = {
 _Static_assert(sizeof(op_table) / sizeof(op_table[0]) == NNP_OP_COUNT,
                "op table and op enum disagree");
 
+/* Internal ops (ops/internal_ops.h) after the ONNX ones: reachable by id only. */
+static const nnp_op_info *const internal_table[] = {&nnp_op_fused_conv, &nnp_op_fused_gemm,
+                                                      &nnp_op_fused_elementwise};
+_Static_assert(sizeof(internal_table) / sizeof(internal_table[0]) == NNP_OP_INTERNAL_END - NNP_OP_COUNT,
+               "internal op table and ids disagree");
+
 const nnp_op_info *nnp_op_get(int op) {
+  if (op >= NNP_OP_COUNT && op < NNP_OP_INTERNAL_END) return internal_table[op - NNP_OP_COUNT];
   if (op <= NNP_OP_UNKNOWN || op >= NNP_OP_COUNT) return NULL;
   return op_table[op];
 }

@@ -1,0 +1,307 @@
+/* nnperf explain: where the native engine's speed comes from. Runs the same model under an
+ * ablation ladder of engine options, each rung adding one optimisation to the one before,
+ * and measures each in-process with the shared timing loop (src/bench/timing_loop.c), so
+ * each optimisation's contribution is its rung's change. A rung whose optimisation this
+ * build lacks says "not implemented" instead of repeating the previous rung's numbers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/timing_loop.h"
+#include "cli/cli.h"
+#include "nnperf/bench.h"
+#include "nnperf/cost.h"
+#include "nnperf/passes.h"
+#include "nnperf/stats.h"
+#include "util/json_write.h"
+
+#define FOLDING (NNP_PASS_FOLD_CONSTANTS | NNP_PASS_DEAD_NODES | NNP_PASS_NOOPS | NNP_PASS_FOLD_BATCHNORM)
+#define FUSION (NNP_PASS_FUSE_ACTIVATION | NNP_PASS_FUSE_RESIDUAL | NNP_PASS_FUSE_ELEMENTWISE)
+#define MAX_OPS 64
+
+typedef struct rung {
+  const char *name;
+  /* false: the engine ignores this rung's switch in this build (the lead flips it when
+   * the feature lands: fast kernels and threads come from the kernels work) */
+  bool implemented;
+  void (*apply)(nnp_plan_options *o, int threads);
+} rung;
+
+static void r_naive(nnp_plan_options *o, int t) {
+  (void)t;
+  o->passes = 0;
+  o->memory_plan = false;
+  o->fast_kernels = false;
+  o->threads = 1;
+}
+static void r_fold(nnp_plan_options *o, int t) { (void)t; o->passes |= FOLDING; }
+static void r_fuse(nnp_plan_options *o, int t) { (void)t; o->passes |= FUSION; }
+static void r_mem(nnp_plan_options *o, int t) { (void)t; o->memory_plan = true; }
+static void r_fast(nnp_plan_options *o, int t) { (void)t; o->fast_kernels = true; }
+static void r_blocked(nnp_plan_options *o, int t) { (void)t; o->passes |= NNP_PASS_BLOCKED_LAYOUT; }
+static void r_threads(nnp_plan_options *o, int t) { o->threads = t; }
+
+static const rung rungs[] = {
+    {"naive", true, r_naive},
+    {"+folding", true, r_fold},
+    {"+fusion", true, r_fuse},
+    {"+memory plan", true, r_mem},
+    {"+fast kernels", false, r_fast},
+    {"+blocked layout", false, r_blocked},
+    {"+threads", false, r_threads},
+};
+#define N_RUNGS ((int)(sizeof rungs / sizeof rungs[0]))
+
+typedef struct op_time {
+  char op[48]; /* a copy: the plan (and its rewritten graph) is gone when the table prints */
+  int count;
+  double seconds; /* summed over profiled iterations */
+} op_time;
+
+typedef struct rung_result {
+  bool measured;
+  double p50, p99;
+  size_t activation_bytes;
+  int steps;
+  int64_t bytes_moved;
+  int n_ops;
+  op_time ops[MAX_OPS];
+  int profile_iterations;
+} rung_result;
+
+typedef struct samples {
+  double *x;
+  int n, cap;
+} samples;
+
+static void sink(void *ud, double s) {
+  samples *sm = ud;
+  if (sm->n == sm->cap) {
+    int nc = sm->cap ? 2 * sm->cap : 256;
+    double *nx = realloc(sm->x, sizeof *nx * (size_t)nc);
+    if (!nx) return; /* a dropped sample only shrinks the statistics */
+    sm->x = nx;
+    sm->cap = nc;
+  }
+  sm->x[sm->n++] = s;
+}
+
+static nnp_status infer_once(void *ctx) { return nnp_plan_run(ctx); }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void count_steps(nnp_plan *p, rung_result *r) {
+  r->steps = nnp_plan_num_steps(p);
+  for (int s = 0; s < r->steps; s++) {
+    const nnp_node *n = nnp_plan_step_node(p, s);
+    for (int k = 0; k < n->n_inputs; k++) {
+      const nnp_tensor *t = nnp_plan_value(p, n->inputs[k]);
+      if (t) r->bytes_moved += (int64_t)nnp_tensor_nbytes(t);
+    }
+    for (int k = 0; k < n->n_outputs; k++) {
+      const nnp_tensor *t = nnp_plan_value(p, n->outputs[k]);
+      if (t) r->bytes_moved += (int64_t)nnp_tensor_nbytes(t);
+    }
+  }
+}
+
+/* Times each step on its own for `iters` runs, summed per op type (outside the timing loop:
+ * the per-step clock reads would inflate the end-to-end numbers). */
+static nnp_status profile(nnp_plan *p, int iters, rung_result *r) {
+  for (int it = 0; it < iters; it++)
+    for (int s = 0; s < r->steps; s++) {
+      double t0 = nnp_now();
+      NNP_TRY(nnp_plan_run_step(p, s));
+      double dt = nnp_now() - t0;
+      const char *op = nnp_plan_step_node(p, s)->op_type;
+      int o = 0;
+      while (o < r->n_ops && strcmp(r->ops[o].op, op)) o++;
+      if (o == r->n_ops) {
+        if (r->n_ops == MAX_OPS) continue;
+        r->ops[r->n_ops] = (op_time){.count = 0};
+        snprintf(r->ops[r->n_ops++].op, sizeof r->ops[0].op, "%s", op);
+      }
+      r->ops[o].seconds += dt;
+      if (it == 0) r->ops[o].count++;
+    }
+  r->profile_iterations = iters;
+  return NNP_OK;
+}
+
+/* Rungs are measured interleaved: `rounds` rounds, each running the timing loop for every
+ * rung in turn (a short warm-up, then iterations/rounds samples), so slow drift of a busy
+ * machine (thermal, other load) spreads over all rungs instead of favouring the first. */
+static nnp_status measure_all(nnp_plan **plans, const nnp_loop_spec *spec, int rounds, bool prof, rung_result *res) {
+  samples sm[N_RUNGS];
+  memset(sm, 0, sizeof sm);
+  nnp_loop_spec round_spec = *spec;
+  round_spec.iterations = (spec->iterations + rounds - 1) / rounds;
+  round_spec.max_time_s = spec->max_time_s / rounds;
+  nnp_status s = NNP_OK;
+  for (int r = 0; r < rounds && s == NNP_OK; r++)
+    for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
+      if (!plans[k]) continue;
+      nnp_loop_outcome oc;
+      s = nnp_timing_loop(&round_spec, NULL, infer_once, plans[k], sink, &sm[k], &oc);
+      if (s != NNP_OK) s = nnp_error_context(s, "rung '%s'", rungs[k].name);
+    }
+  for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
+    if (!plans[k]) continue;
+    rung_result *r = &res[k];
+    if (sm[k].n == 0) {
+      s = nnp_error(NNP_ERR_INTERNAL, "rung '%s': the timing loop took no samples", rungs[k].name);
+      break;
+    }
+    qsort(sm[k].x, (size_t)sm[k].n, sizeof *sm[k].x, cmp_double);
+    r->p50 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.50);
+    r->p99 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.99);
+    r->activation_bytes = nnp_plan_memory_stats(plans[k])->planned;
+    count_steps(plans[k], r);
+    r->measured = true;
+    if (prof) s = profile(plans[k], spec->iterations < 5 ? spec->iterations : 5, r);
+  }
+  for (int k = 0; k < N_RUNGS; k++) free(sm[k].x);
+  return s;
+}
+
+static void print_table(const char *model, const rung_result *res, bool prof) {
+  printf("model %s\n\n%-16s %10s %10s %8s %12s %7s %12s\n", model, "rung", "P50 ms", "P99 ms", "vs naive",
+         "activations", "kernels", "bytes moved");
+  for (int k = 0; k < N_RUNGS; k++) {
+    if (!res[k].measured) {
+      printf("%-16s %s\n", rungs[k].name, "not implemented");
+      continue;
+    }
+    printf("%-16s %10.3f %10.3f %7.2fx %10.2f MiB %7d %8.2f MiB\n", rungs[k].name, res[k].p50 * 1e3,
+           res[k].p99 * 1e3, res[k].p50 > 0 ? res[0].p50 / res[k].p50 : 0.0,
+           (double)res[k].activation_bytes / 1048576.0, res[k].steps, (double)res[k].bytes_moved / 1048576.0);
+  }
+  if (!prof) return;
+  int last = 0;
+  for (int k = 0; k < N_RUNGS; k++)
+    if (res[k].measured) last = k;
+  const rung_result *r = &res[last];
+  double total = 0;
+  for (int o = 0; o < r->n_ops; o++) total += r->ops[o].seconds;
+  printf("\nper op type, rung '%s' (each step timed alone, %d runs)\n%-20s %6s %10s %7s\n", rungs[last].name,
+         r->profile_iterations, "op type", "count", "ms/run", "share");
+  for (int o = 0; o < r->n_ops; o++)
+    printf("%-20s %6d %10.3f %6.1f%%\n", r->ops[o].op, r->ops[o].count,
+           r->ops[o].seconds / r->profile_iterations * 1e3, total > 0 ? 100.0 * r->ops[o].seconds / total : 0.0);
+}
+
+static void print_json(const char *model, const rung_result *res, bool prof) {
+  printf("{\n  \"model\": ");
+  nnp_json_string(stdout, model);
+  printf(",\n  \"rungs\": [");
+  for (int k = 0; k < N_RUNGS; k++) {
+    const rung_result *r = &res[k];
+    printf("%s\n    {\"name\": ", k ? "," : "");
+    nnp_json_string(stdout, rungs[k].name);
+    if (!r->measured) {
+      printf(", \"implemented\": false}");
+      continue;
+    }
+    printf(", \"implemented\": true, \"p50_s\": ");
+    nnp_json_number(stdout, r->p50);
+    printf(", \"p99_s\": ");
+    nnp_json_number(stdout, r->p99);
+    printf(", \"activation_bytes\": %zu, \"kernels\": %d, \"bytes_moved\": %lld", r->activation_bytes, r->steps,
+           (long long)r->bytes_moved);
+    if (prof) {
+      printf(", \"profile_runs\": %d, \"op_types\": [", r->profile_iterations);
+      for (int o = 0; o < r->n_ops; o++) {
+        printf("%s{\"op\": ", o ? ", " : "");
+        nnp_json_string(stdout, r->ops[o].op);
+        printf(", \"count\": %d, \"seconds_per_run\": ", r->ops[o].count);
+        nnp_json_number(stdout, r->ops[o].seconds / r->profile_iterations);
+        printf("}");
+      }
+      printf("]");
+    }
+    printf("}");
+  }
+  printf("\n  ]\n}\n");
+}
+
+static const char help[] =
+    "usage: nnperf explain MODEL [options]\n\n"
+    "Measures MODEL with the native engine under an ablation ladder: naive (reference\n"
+    "kernels, no passes, a buffer per value), then +folding, +fusion, +memory plan, +fast\n"
+    "kernels, +blocked layout, +threads, each rung adding one optimisation. Each rung shows\n"
+    "P50 and P99 latency, activation memory, kernel (step) count and bytes moved (the sum\n"
+    "of every step's input and output bytes). Rungs this build lacks say 'not implemented'.\n\n"
+    "options:\n"
+    "  --iterations N         steady-state iterations per rung (default 20), taken in up to 5\n"
+    "                         rounds that alternate the rungs (drift hits every rung alike)\n"
+    "  --time SECONDS         cap of each rung's steady state (default 10)\n"
+    "  --threads N            threads of the +threads rung (default 2)\n"
+    "  --profile              per-op-type time (each step timed alone) of the last rung\n"
+    "  --json                 JSON instead of the table\n";
+
+int nnp_cmd_explain(int argc, char **argv) {
+  cli_model_opts mo;
+  cli_model_opts_init(&mo);
+  bool json = false, prof = false;
+  int iterations = 20, threads = 2;
+  double max_time = 10.0;
+  for (int i = 1; i < argc; i++) {
+    int r = cli_model_option(&mo, "explain", argc, argv, &i);
+    if (r < 0) return CLI_USAGE;
+    if (r > 0) continue;
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      printf("%s%s", help, cli_model_options_help);
+      return CLI_OK;
+    } else if (!strcmp(a, "--json")) json = true;
+    else if (!strcmp(a, "--profile")) prof = true;
+    else if ((!strcmp(a, "--iterations") || !strcmp(a, "--threads") || !strcmp(a, "--time")) && i + 1 < argc) {
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (*end || v <= 0 || v > 1e6) return cli_usage_error("explain", "%s wants a positive number, not '%s'", a, argv[i]);
+      if (!strcmp(a, "--iterations")) iterations = (int)v;
+      else if (!strcmp(a, "--threads")) threads = (int)v;
+      else max_time = v;
+    } else if (a[0] == '-') return cli_usage_error("explain", "unknown option or missing value '%s'", a);
+    else if (!mo.model) mo.model = a;
+    else return cli_usage_error("explain", "more than one model given");
+  }
+  if (!mo.model) return cli_usage_error("explain", "no model given");
+  nnp_graph *g = NULL;
+  if (cli_load_graph(&mo, &g) != NNP_OK) return cli_fail(NULL);
+  cli_apply_batch(&mo, g);
+  nnp_loop_spec spec;
+  nnp_loop_spec_default(&spec);
+  spec.warmup_min = 1; /* per round: the first round's warm-up also warms the later ones */
+  spec.warmup_max = 2;
+  spec.warmup_window = 1;
+  spec.warmup_max_time_s = max_time;
+  spec.iterations = iterations;
+  spec.min_time_s = 0;
+  spec.max_time_s = max_time;
+  rung_result *res = calloc(N_RUNGS, sizeof *res);
+  nnp_plan *plans[N_RUNGS] = {0};
+  int rc = CLI_OK;
+  nnp_plan_options po = mo.plan;
+  for (int k = 0; k < N_RUNGS && res; k++) {
+    rungs[k].apply(&po, threads);
+    if (!rungs[k].implemented) continue;
+    if (nnp_plan_compile(g, &po, &plans[k]) != NNP_OK) {
+      rc = cli_fail(rungs[k].name);
+      break;
+    }
+    for (int i = 0; i < nnp_plan_num_inputs(plans[k]); i++)
+      nnp_fill_seeded(nnp_plan_input(plans[k], i), 1 + (uint64_t)i);
+  }
+  if (res && rc == CLI_OK && measure_all(plans, &spec, iterations < 5 ? iterations : 5, prof, res) != NNP_OK)
+    rc = cli_fail(NULL);
+  for (int k = 0; k < N_RUNGS; k++) nnp_plan_destroy(plans[k]);
+  if (!res) rc = cli_fail("out of memory");
+  else if (rc == CLI_OK) (json ? print_json : print_table)(mo.model, res, prof);
+  free(res);
+  nnp_graph_destroy(g);
+  return rc;
+}

@@ -1,0 +1,116 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/passes/pass_util.h"
+#include "nnperf/alloc.h"
+#include "ops/internal_ops.h"
+
+int pass_uses(const nnp_graph *g, int v) {
+  int n = g->values[v].is_output ? 1 : 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_inputs; k++) n += g->nodes[i].inputs[k] == v;
+  return n;
+}
+
+int pass_single_consumer(const nnp_graph *g, int v) {
+  if (g->values[v].is_output) return -1;
+  int found = -1;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_inputs; k++)
+      if (g->nodes[i].inputs[k] == v) {
+        if (found >= 0) return -1;
+        found = i;
+      }
+  return found;
+}
+
+void pass_remove_node(nnp_graph *g, int i) {
+  nnp_node *n = &g->nodes[i];
+  nnp_free(n->name);
+  nnp_free(n->op_type);
+  nnp_free(n->domain);
+  nnp_free(n->inputs);
+  nnp_free(n->outputs);
+  for (int a = 0; a < n->n_attrs; a++) nnp_attr_clear(&n->attrs[a]);
+  nnp_free(n->attrs);
+  memmove(&g->nodes[i], &g->nodes[i + 1], sizeof *n * (size_t)(g->n_nodes - i - 1));
+  g->n_nodes--;
+  memset(&g->nodes[g->n_nodes], 0, sizeof *n);
+}
+
+void pass_replace_uses(nnp_graph *g, int from, int to) {
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_inputs; k++)
+      if (g->nodes[i].inputs[k] == from) g->nodes[i].inputs[k] = to;
+}
+
+const nnp_tensor *pass_const_f32(const nnp_graph *g, int v) {
+  if (v < 0) return NULL;
+  const nnp_value *val = &g->values[v];
+  return val->kind == NNP_VALUE_INITIALIZER && val->init && val->init->dtype == NNP_F32 ? val->init : NULL;
+}
+
+nnp_status pass_add_initializer(nnp_graph *g, const char *base, nnp_tensor *t, int *value) {
+  char name[256];
+  for (int k = 0;; k++) {
+    snprintf(name, sizeof name, "%s/nnperf%d", base, k);
+    if (nnp_graph_find_value(g, name) < 0) break;
+  }
+  nnp_tensor *init = nnp_malloc(sizeof *init);
+  if (!init) return nnp_error(NNP_ERR_NOMEM, "out of memory adding an initializer");
+  int v;
+  nnp_status s = nnp_graph_value(g, name, &v);
+  if (s != NNP_OK) {
+    nnp_free(init);
+    return s;
+  }
+  *init = *t;
+  memset(t, 0, sizeof *t);
+  nnp_value *val = &g->values[v];
+  val->kind = NNP_VALUE_INITIALIZER;
+  val->init = init;
+  val->dtype = init->dtype;
+  val->rank = init->rank;
+  for (int d = 0; d < init->rank; d++) val->dims[d].value = init->dims[d];
+  *value = v;
+  return NNP_OK;
+}
+
+nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type) {
+  char *t = nnp_strdup(op_type), *d = nnp_strdup(NNP_INTERNAL_DOMAIN);
+  if (!t || !d) {
+    nnp_free(t);
+    nnp_free(d);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory rewriting a node");
+  }
+  nnp_free(n->op_type);
+  nnp_free(n->domain);
+  n->op_type = t;
+  n->domain = d;
+  n->op = op;
+  return NNP_OK;
+}
+
+const nnp_tensor *pass_shape(const nnp_plan *shapes, int v) {
+  return shapes && v >= 0 ? nnp_plan_value(shapes, v) : NULL;
+}
+
+/* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on. */
+bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi) {
+  if (g->opset < 11) {
+    *lo = nnp_attr_float(n, "min", -3.402823466e38f);
+    *hi = nnp_attr_float(n, "max", 3.402823466e38f);
+    return true;
+  }
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  for (int k = 1; k < n->n_inputs && k < 3; k++) {
+    if (n->inputs[k] < 0) continue;
+    const nnp_tensor *t = pass_const_f32(g, n->inputs[k]);
+    if (!t || nnp_tensor_numel(t) != 1) return false;
+    *(k == 1 ? lo : hi) = *(const float *)t->data;
+  }
+  return true;
+}
+

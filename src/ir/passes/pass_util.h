@@ -1,0 +1,41 @@
+/* Helpers the graph passes share: use counts, node removal, new initializers. */
+#ifndef NNP_IR_PASSES_PASS_UTIL_H
+#define NNP_IR_PASSES_PASS_UTIL_H
+
+#include <stdbool.h>
+
+#include "nnperf/engine.h"
+#include "nnperf/ir.h"
+
+/* Number of reads of value v by nodes, plus one if it is a graph output. */
+int pass_uses(const nnp_graph *g, int v);
+/* Index of the only node reading v, or -1 if v has another use or is a graph output. */
+int pass_single_consumer(const nnp_graph *g, int v);
+/* Frees node i and closes the gap (node indices after i shift down by one). */
+void pass_remove_node(nnp_graph *g, int i);
+/* Replaces every node input `from` by `to` (graph outputs are left alone). */
+void pass_replace_uses(nnp_graph *g, int from, int to);
+/* The float32 initializer data of value v, or NULL if v is not one. */
+const nnp_tensor *pass_const_f32(const nnp_graph *g, int v);
+/* Adds a new initializer value named after base (made unique), taking ownership of *t
+ * (its fields are moved; t is zeroed). */
+nnp_status pass_add_initializer(nnp_graph *g, const char *base, nnp_tensor *t, int *value);
+/* Turns node n into internal op `op` (ops/internal_ops.h) named op_type. */
+nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type);
+/* The compiled shape of value v in the shapes plan, or NULL. */
+const nnp_tensor *pass_shape(const nnp_plan *shapes, int v);
+
+/* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on; false
+ * when a bound is only known at run time. */
+bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi);
+
+/* The passes (src/ir/passes/<name>.c); each returns the number of rewrites in *count. */
+nnp_status nnp_pass_fold_constants(nnp_graph *g, int *count);
+nnp_status nnp_pass_dead_nodes(nnp_graph *g, int *count);
+nnp_status nnp_pass_noops(nnp_graph *g, int *count);
+nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count);
+
+#endif

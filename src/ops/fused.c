@@ -1,0 +1,97 @@
+/* Reference kernels of the internal fused ops (ops/internal_ops.h): the plain Conv or
+ * Gemm reference kernel, then one epilogue pass adding the residual and applying the
+ * activation. Numerically this is exactly the unfused sequence Conv -> Add -> Relu (same
+ * operations in the same order per element), so the passes' tests can demand identical
+ * outputs. Optimised kernels fuse the epilogue into the GEMM tile instead. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/internal_ops.h"
+#include "ops/op_util.h"
+
+nnp_status nnp_fused_activation(const nnp_node *n, nnp_activation *act, float *lo, float *hi) {
+  const char *name = nnp_attr_string(n, "activation", NULL);
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  *act = NNP_ACT_NONE;
+  if (!name) return NNP_OK;
+  if (!strcmp(name, "Relu")) *act = NNP_ACT_RELU;
+  else if (!strcmp(name, "HardSwish")) *act = NNP_ACT_HARD_SWISH;
+  else if (!strcmp(name, "Sigmoid")) *act = NNP_ACT_SIGMOID;
+  else if (!strcmp(name, "Clip")) {
+    *act = NNP_ACT_CLIP;
+    const float *p = NULL;
+    int np = nnp_attr_floats(n, "activation_params", &p);
+    if (np != 2) return nnp_error(NNP_ERR_FORMAT, "activation Clip needs activation_params [min, max]");
+    *lo = p[0];
+    *hi = p[1];
+  } else {
+    return nnp_error(NNP_ERR_UNSUPPORTED, "unknown fused activation '%s'", name);
+  }
+  return NNP_OK;
+}
+
+/* The same formulas as the unary reference kernels (ops/unary.c). */
+static inline float apply_act(nnp_activation act, float x, float lo, float hi) {
+  switch (act) {
+    case NNP_ACT_RELU: return x < 0 ? 0.0f : x;
+    case NNP_ACT_CLIP: x = x < lo ? lo : x; return x > hi ? hi : x;
+    case NNP_ACT_HARD_SWISH: {
+      float t = x * (1.0f / 6.0f) + 0.5f;
+      return x * (t < 0 ? 0.0f : (t > 1 ? 1.0f : t));
+    }
+    case NNP_ACT_SIGMOID: {
+      if (x >= 0) return 1.0f / (1.0f + expf(-x));
+      float e = expf(x);
+      return e / (1.0f + e);
+    }
+    default: return x;
+  }
+}
+
+/* Infers like the base op on inputs 0..2, then checks the residual and the activation. */
+static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
+  nnp_op_ctx c = *ctx;
+  c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
+  NNP_TRY(base->infer(&c));
+  ctx->scratch_needed = c.scratch_needed;
+  nnp_tensor *y = ctx->out[0];
+  if (y->dtype != NNP_F32) return nnp_error(NNP_ERR_UNSUPPORTED, "fused ops support float32 only");
+  const nnp_tensor *r = nnp_in(ctx, 3);
+  if (r && (r->dtype != y->dtype || !nnp_tensor_same_shape(r, y)))
+    return nnp_error(NNP_ERR_SHAPE, "the residual input must have the output's type and shape");
+  nnp_activation act;
+  float lo, hi;
+  return nnp_fused_activation(ctx->node, &act, &lo, &hi);
+}
+
+static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
+  nnp_op_ctx c = *ctx;
+  c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
+  NNP_TRY(base->ref(&c));
+  nnp_activation act;
+  float lo, hi;
+  NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  nnp_tensor *y = ctx->out[0];
+  const nnp_tensor *r = nnp_in(ctx, 3);
+  float *yd = y->data;
+  const float *rd = r ? r->data : NULL;
+  const int64_t n = nnp_tensor_numel(y);
+  if (rd)
+    for (int64_t i = 0; i < n; i++) yd[i] = apply_act(act, yd[i] + rd[i], lo, hi);
+  else if (act != NNP_ACT_NONE)
+    for (int64_t i = 0; i < n; i++) yd[i] = apply_act(act, yd[i], lo, hi);
+  return NNP_OK;
+}
+
+static nnp_status infer_fused_conv(nnp_op_ctx *ctx) { return fused_infer(ctx, &nnp_op_conv); }
+static nnp_status ref_fused_conv(nnp_op_ctx *ctx) { return fused_ref(ctx, &nnp_op_conv); }
+static nnp_status infer_fused_gemm(nnp_op_ctx *ctx) { return fused_infer(ctx, &nnp_op_gemm); }
+static nnp_status ref_fused_gemm(nnp_op_ctx *ctx) { return fused_ref(ctx, &nnp_op_gemm); }
+
+const nnp_op_info nnp_op_fused_conv = {.name = "FusedConv", .min_inputs = 2, .max_inputs = 4,
+                                       .min_outputs = 1, .max_outputs = 1,
+                                       .infer = infer_fused_conv, .ref = ref_fused_conv};
+const nnp_op_info nnp_op_fused_gemm = {.name = "FusedGemm", .min_inputs = 2, .max_inputs = 4,
+                                       .min_outputs = 1, .max_outputs = 1,
+                                       .infer = infer_fused_gemm, .ref = ref_fused_gemm};

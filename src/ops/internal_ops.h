@@ -1,0 +1,42 @@
+/* Internal ops (domain "com.nnperf"): made only by the graph passes (src/ir/passes/),
+ * never by the ONNX importer, because nnp_op_lookup answers only for the default domain.
+ * Their ids follow the ONNX ops' ids, so nnp_op_get finds them after the op table.
+ *
+ * FusedConv(X, W, [B], [R]) and FusedGemm(A, B, [C], [R]) take the attributes of Conv and
+ * Gemm plus `activation` (string: Relu, Clip, HardSwish, Sigmoid; absent: none) and
+ * `activation_params` (floats: Clip's min and max). The epilogue is y = act(op(...) + R):
+ * R (the residual) has the output's shape and is read before y is written, per element. */
+#ifndef NNP_OPS_INTERNAL_OPS_H
+#define NNP_OPS_INTERNAL_OPS_H
+
+#include "ops/op.h"
+
+#define NNP_INTERNAL_DOMAIN "com.nnperf"
+
+enum {
+  NNP_OP_FUSED_CONV = NNP_OP_COUNT,
+  NNP_OP_FUSED_GEMM,
+  NNP_OP_FUSED_ELEMENTWISE,
+  NNP_OP_INTERNAL_END
+};
+
+extern const nnp_op_info nnp_op_fused_conv;
+extern const nnp_op_info nnp_op_fused_gemm;
+extern const nnp_op_info nnp_op_fused_elementwise;
+
+/* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
+ * (ints, two per instruction: opcode, operand input index or -1) updates y in order;
+ * `params` (floats, two per instruction) holds Clip's bounds. X0 has the output's shape;
+ * every other input has it too or holds one element. float32. */
+typedef enum nnp_ew_opcode {
+  NNP_EW_ADD = 1, NNP_EW_SUB, NNP_EW_RSUB, NNP_EW_MUL, NNP_EW_DIV, NNP_EW_RDIV,
+  NNP_EW_RELU = 10, NNP_EW_SIGMOID, NNP_EW_TANH, NNP_EW_NEG, NNP_EW_CLIP, NNP_EW_HARD_SWISH
+} nnp_ew_opcode;
+
+/* Activation kinds of the fused epilogue. */
+typedef enum nnp_activation { NNP_ACT_NONE = 0, NNP_ACT_RELU, NNP_ACT_CLIP, NNP_ACT_HARD_SWISH, NNP_ACT_SIGMOID } nnp_activation;
+
+/* Parses the node's activation attributes; fails for an unknown name. */
+nnp_status nnp_fused_activation(const nnp_node *n, nnp_activation *act, float *lo, float *hi);
+
+#endif

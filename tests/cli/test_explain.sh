@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# nnperf explain: the ablation table has every rung (unbuilt ones say "not implemented"),
+# the JSON parses and holds the measured numbers; --passes/--no-PASS reach the engine.
+set -uo pipefail
+nnperf=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok() { echo "pass $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --profile > "$work/table" 2> "$work/err"; then
+  for rung in naive +folding +fusion "+memory plan" "+blocked layout" "+threads"; do
+    if grep -q -- "^$rung " "$work/table"; then ok "table has rung $rung"; else bad "table lacks rung $rung: $(cat "$work/table")"; fi
+  done
+  if grep -q "^+blocked layout  *not implemented" "$work/table"; then ok "unbuilt rung marked"; else bad "blocked layout not marked"; fi
+  if grep -q "^FusedConv " "$work/table"; then ok "profile lists FusedConv"; else bad "profile: $(cat "$work/table")"; fi
+else
+  bad "explain table: exit $?: $(cat "$work/err")"
+fi
+
+if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --json > "$work/json" 2> "$work/err"; then
+  # no python needed: count rungs and check field names with grep
+  n=$(grep -c '"name":' "$work/json")
+  if [ "$n" -eq 7 ]; then ok "json has 7 rungs"; else bad "json has $n rungs"; fi
+  if grep -q '"p50_s": [0-9]' "$work/json" && grep -q '"kernels": [0-9]' "$work/json" &&
+     grep -q '"bytes_moved": [0-9]' "$work/json" && grep -q '"implemented": false' "$work/json"; then
+    ok "json fields"
+  else
+    bad "json fields: $(head -c 600 "$work/json")"
+  fi
+  py=$(command -v python3)
+  if [ -n "$py" ] && "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rungs"]; assert r[0]["kernels"] > r[2]["kernels"], r' "$work/json" 2> "$work/pyerr"; then
+    ok "json parses; fusion cuts kernels"
+  else
+    bad "json parse: $(cat "$work/pyerr" 2>/dev/null)"
+  fi
+else
+  bad "explain json: exit $?: $(cat "$work/err")"
+fi
+
+steps() { "$nnperf" inspect zoo:tiny "$@" 2>&1 | grep -oE '\(([0-9]+) executed' | grep -oE '[0-9]+'; }
+all=$(steps) none=$(steps --no-passes) nofuse=$(steps --no-fuse-activation) only=$(steps --passes fold-batchnorm)
+if [ -n "$all" ] && [ "$all" -lt "$nofuse" ] && [ "$nofuse" -lt "$none" ] && [ "$only" -lt "$none" ]; then
+  ok "pass switches ($all < $nofuse < $none; fold-batchnorm only $only)"
+else
+  bad "pass switches: all=$all no-fuse=$nofuse none=$none only=$only"
+fi
+"$nnperf" inspect zoo:tiny --passes bogus > /dev/null 2>&1
+if [ $? -eq 2 ]; then ok "unknown pass is a usage error"; else bad "unknown pass accepted"; fi
+if "$nnperf" inspect zoo:tiny --json | grep -q '"memory_plan": {"enabled": true, "planned_bytes": [1-9]'; then
+  ok "inspect json memory plan"
+else
+  bad "inspect json lacks memory_plan"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
