@@ -100,6 +100,10 @@ const nnp_tensor *nnp_plan_value(const nnp_plan *p, int v);
 bool nnp_plan_value_is_constant(const nnp_plan *p, int v);
 int nnp_plan_num_steps(const nnp_plan *p);
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s);
+/* The kernel step s runs: "reference", or the fast kernel's name ("conv2d.im2col.avx2"). */
+const char *nnp_plan_step_kernel(const nnp_plan *p, int s);
+/* Threads the plan's kernels use (the caller's included). */
+int nnp_plan_threads(const nnp_plan *p);
 /* Bytes of buffers for non-constant intermediate values (each its own buffer). */
 size_t nnp_plan_activation_bytes(const nnp_plan *p);
 

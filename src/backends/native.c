@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "nnperf/backend.h"
 #include "nnperf/onnx.h"
@@ -44,7 +45,22 @@ static int current_is_cached(const native_state *s) {
 }
 
 static nnp_status native_probe(char *version, size_t n) {
-  snprintf(version, n, "nnperf %s (reference kernels)", NNP_VERSION);
+  snprintf(version, n, "nnperf %s (kernels: %s)", NNP_VERSION, nnp_cpu_kernel_isa());
+  return NNP_OK;
+}
+
+/* --backend-options native:kernels=reference|fast: the reference kernels are the
+ * oracle, and timing them beside the fast ones shows what the kernels bring. */
+static nnp_status native_parse_options(const char *opts, nnp_plan_options *o) {
+  if (!opts || !*opts) return NNP_OK;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", opts);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(kv, "kernels=reference")) o->fast_kernels = false;
+    else if (!strcmp(kv, "kernels=fast")) o->fast_kernels = true;
+    else return nnp_error(NNP_ERR_INVALID, "native: unknown option '%s' (known: kernels=reference, kernels=fast)", kv);
+  }
   return NNP_OK;
 }
 
@@ -68,6 +84,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   double t1 = now_s();
   if (st == NNP_OK) {
     nnp_plan_options_default(&s->base);
+    s->base.threads = cfg->threads > 0 ? cfg->threads : 1;
+    st = native_parse_options(cfg->options, &s->base);
+  }
+  if (st == NNP_OK) {
     s->base.n_shapes = cfg->n_shapes;
     memcpy(s->base.shapes, cfg->shapes, sizeof s->base.shapes);
     st = nnp_plan_compile(s->g, &s->base, &s->plan);
@@ -78,9 +98,8 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   }
   rep->parse_s = t1 - t0;
   rep->compile_s = now_s() - t1;
-  rep->threads_used = 1;
-  if (cfg->threads > 1)
-    snprintf(rep->note, sizeof rep->note, "native engine runs on 1 thread so far (asked for %d)", cfg->threads);
+  rep->threads_used = nnp_plan_threads(s->plan);
+  snprintf(rep->note, sizeof rep->note, "kernels: %s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference");
   *state = s;
   return NNP_OK;
 }
@@ -138,7 +157,7 @@ static const nnp_tensor *native_output(void *st, int i) { return nnp_plan_output
 
 const nnp_backend_vtable nnp_backend_native = {
     .name = "native",
-    .description = "nnperf's own C engine (reference kernels)",
+    .description = "nnperf's own C engine (CPUID-selected fast kernels; native:kernels=reference)",
     .install_hint = "built in",
     .probe = native_probe,
     .load = native_load,
