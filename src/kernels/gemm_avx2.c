@@ -2,23 +2,10 @@
  * compiled with -mavx2 -mfma; it is only called after nnp_cpu_has_avx2_fma(). */
 #include <immintrin.h>
 
+#include "kernels/act_avx2.h"
 #include "kernels/gemm.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
-static inline __m256 act8(const nnp_epilogue *ep, __m256 v) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: return _mm256_max_ps(v, _mm256_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(ep->act_min)), _mm256_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m256 t = _mm256_add_ps(v, _mm256_set1_ps(3.0f));
-      t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
-      return _mm256_mul_ps(_mm256_mul_ps(v, t), _mm256_set1_ps(1.0f / 6.0f));
-    }
-    default: return v;
-  }
-}
-
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
                          const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
@@ -53,8 +40,8 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, in
           v0 = _mm256_add_ps(v0, _mm256_loadu_ps(res));
           v1 = _mm256_add_ps(v1, _mm256_loadu_ps(res + 8));
         }
-        v0 = act8(ep, v0);
-        v1 = act8(ep, v1);
+        v0 = nnp_act8(ep, v0);
+        v1 = nnp_act8(ep, v1);
       }
       _mm256_storeu_ps(c + r * ldc, v0);
       _mm256_storeu_ps(c + r * ldc + 8, v1);
