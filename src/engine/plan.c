@@ -11,6 +11,7 @@
 #include "engine/op_eval.h"
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
+#include "ops/fast_ops.h"
 #include "ops/op.h"
 #include "util/threadpool.h"
 
@@ -167,7 +168,7 @@ static nnp_status prepare_fast(nnp_plan *p, const nnp_graph *g, plan_step *st, c
   }
   nnp_op_ctx ctx = {.node = n, .opset = g->opset, .n_in = n->n_inputs, .in = in_view, .n_out = n->n_outputs,
                     .out = outp, .pool = p->pool};
-  NNP_TRY(st->info->prepare(&ctx, false, &st->fast));
+  NNP_TRY(nnp_op_prepare(n->op)(&ctx, false, &st->fast));
   if (st->fast.run && st->fast.scratch_needed > p->scratch_size) {
     nnp_aligned_free(p->scratch);
     p->scratch = nnp_aligned_alloc(st->fast.scratch_needed);
@@ -255,7 +256,7 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   st->first_out = *n_out_used;
   *n_in_used += n->n_inputs;
   *n_out_used += n->n_outputs;
-  if (p->fast_kernels && info->prepare) NNP_TRY(prepare_fast(p, g, st, in, outp));
+  if (p->fast_kernels && nnp_op_prepare(n->op)) NNP_TRY(prepare_fast(p, g, st, in, outp));
   return NNP_OK;
 }
 
