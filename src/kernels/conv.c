@@ -109,6 +109,17 @@ static void im2col_range(void *p, int64_t b, int64_t e) {
   }
 }
 
+typedef struct pack_job {
+  const nnp_conv2d_kernel *k;
+  const float *x;
+  float *dst;
+} pack_job;
+
+static void pack_range(void *p, int64_t b, int64_t e) {
+  const pack_job *j = p;
+  nnp_sgemm_pack_b_panels(j->k->ckk, j->k->P, j->x, j->k->d.h * j->k->d.w, 1, j->dst, b, e);
+}
+
 typedef struct dw_job {
   const nnp_conv2d_kernel *k;
   const float *x;
@@ -141,8 +152,10 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
       const float *xg = x + (n * d->c + g * k->cg) * in_plane;
       float *yg = y + (n * d->m + g * k->mg) * P;
       /* B is packed before Y is written, so Y may alias X (a 1x1 conv with C == M). */
-      if (k->algo == NNP_CONV_GEMM_1X1) nnp_sgemm_pack_b(k->ckk, P, xg, in_plane, 1, bp);
-      else {
+      if (k->algo == NNP_CONV_GEMM_1X1) {
+        pack_job j = {.k = k, .x = xg, .dst = bp};
+        nnp_threadpool_run(tp, pack_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
+      } else {
         im2col_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, im2col_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
       }

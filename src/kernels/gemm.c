@@ -22,7 +22,12 @@ void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t
 }
 
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst) {
-  for (int64_t q = 0; q * NR < N; q++) {
+  nnp_sgemm_pack_b_panels(K, N, B, sbk, sbn, dst, 0, (N + NR - 1) / NR);
+}
+
+void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,
+                             int64_t q1) {
+  for (int64_t q = q0; q < q1; q++) {
     float *d = dst + q * NR * K;
     int64_t cols = N - q * NR < NR ? N - q * NR : NR;
     for (int64_t k = 0; k < K; k++) {

@@ -33,6 +33,9 @@ size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N);
 /* A(m, k) = A[m*sam + k*sak]; B(k, n) = B[k*sbk + n*sbn] (strides make transposes free). */
 void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst);
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst);
+/* Only column panels [q0, q1) of the packed B (threads pack disjoint panels). */
+void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,
+                             int64_t q1);
 
 /* C(i, j) = C[i*ldc + j] = epilogue(sum_k A(i,k) B(k,j)), over tiles split across tp's
  * threads (tp may be NULL). ep may be NULL (plain product). C must not overlap the
