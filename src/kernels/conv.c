@@ -93,13 +93,20 @@ static void im2col_range(void *p, int64_t b, int64_t e) {
     for (int64_t kh = 0; kh < d->kh; kh++)
       for (int64_t kw = 0; kw < d->kw; kw++) {
         int64_t off[NR];
-        bool ok[NR];
+        bool ok[NR], all_ok = true, contig = true;
         for (int c = 0; c < NR; c++) {
           int64_t ih = ihb[c] + kh * d->dh, iw = iwb[c] + kw * d->dw;
           ok[c] = c < cols && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
           off[c] = ok[c] ? ih * d->w + iw : 0;
+          all_ok = all_ok && ok[c];
+          contig = contig && off[c] == off[0] + c;
         }
         /* row k = (ic*KH + kh)*KW + kw of the column matrix */
+        if (all_ok && contig) { /* 16 consecutive inputs (stride 1, inside one row): a plain copy */
+          for (int64_t ic = 0; ic < j->k->cg; ic++)
+            memcpy(dst + ((ic * d->kh + kh) * d->kw + kw) * NR, j->x + ic * HW + off[0], NR * sizeof(float));
+          continue;
+        }
         for (int64_t ic = 0; ic < j->k->cg; ic++) {
           const float *xc = j->x + ic * HW;
           float *drow = dst + ((ic * d->kh + kh) * d->kw + kw) * NR;

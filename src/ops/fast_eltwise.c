@@ -86,6 +86,8 @@ nnp_prepare_fn nnp_op_prepare(int op) {
     case NNP_OP_HARD_SWISH: return prepare_act;
     case NNP_OP_ADD:
     case NNP_OP_MUL: return prepare_binary;
+    case NNP_OP_MAX_POOL:
+    case NNP_OP_GLOBAL_AVERAGE_POOL: return nnp_prepare_pool;
     default: return NULL;
   }
 }
