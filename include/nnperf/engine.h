@@ -114,6 +114,10 @@ typedef struct nnp_plan_memory {
   int buffers; /* planned intermediates */
 } nnp_plan_memory;
 const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p);
+/* The kernel step s runs: "reference", or the fast kernel's name ("conv2d.im2col.avx2"). */
+const char *nnp_plan_step_kernel(const nnp_plan *p, int s);
+/* Threads the plan's kernels use (the caller's included). */
+int nnp_plan_threads(const nnp_plan *p);
 /* Bytes of buffers for non-constant intermediate values (each its own buffer). */
 size_t nnp_plan_activation_bytes(const nnp_plan *p);
 

@@ -33,7 +33,9 @@ static nnp_status fault_load(const nnp_backend_config *cfg, void **state, nnp_lo
   if (m) sscanf(m + 5, "%15[a-z]", s->mode);
   const char *a = strstr(o, "after=");
   if (a) s->after = atol(a + 6);
-  nnp_status st = nnp_backend_native.load(cfg, &s->inner, rep);
+  nnp_backend_config inner = *cfg; /* the options above are fault's, not native's */
+  inner.options = "";
+  nnp_status st = nnp_backend_native.load(&inner, &s->inner, rep);
   if (st != NNP_OK) {
     nnp_free(s);
     return st;

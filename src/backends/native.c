@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "nnperf/backend.h"
 #include "nnperf/onnx.h"
@@ -46,10 +47,12 @@ static int current_is_cached(const native_state *s) {
 }
 
 static nnp_status native_probe(char *version, size_t n) {
-  snprintf(version, n, "nnperf %s (reference kernels)", NNP_VERSION);
+  snprintf(version, n, "nnperf %s (kernels: %s)", NNP_VERSION, nnp_cpu_kernel_isa());
   return NNP_OK;
 }
 
+/* --backend-options native:kernels=reference|fast: the reference kernels are the
+ * oracle, and timing them beside the fast ones shows what the kernels bring. */
 static void native_unload(void *state) {
   native_state *s = state;
   if (!s) return;
@@ -59,16 +62,31 @@ static void native_unload(void *state) {
   nnp_free(s);
 }
 
-/* Backend options: passes=BITS (NNP_PASS_* mask, as nnperf bench writes it from --passes)
- * and memory_plan=0|1. Other keys are left to the backends that wrap this one (fault). */
-static nnp_status native_options(const char *opts, nnp_plan_options *o) {
+/* Backend options (comma-separated): passes=BITS (NNP_PASS_* mask, as nnperf bench writes
+ * it from --passes), memory_plan=0|1, kernels=fast|reference, and the test-only
+ * delay_pct=P (each inference busy-waits P % of its own time: how tests show that
+ * nnperf compare detects a known regression). Anything else is an error, so a typo
+ * never silently measures the wrong configuration. */
+static nnp_status native_options(const char *opts, nnp_plan_options *o, double *delay_pct) {
   for (const char *p = opts ? opts : ""; *p;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    char *end;
+    char *end = (char *)p;
     if (!strncmp(p, "passes=", 7)) o->passes = (unsigned)strtoul(p + 7, &end, 0);
     else if (!strncmp(p, "memory_plan=", 12)) o->memory_plan = strtol(p + 12, &end, 10) != 0;
-    else end = (char *)p + len;
+    else if (!strncmp(p, "delay_pct=", 10)) {
+      *delay_pct = strtod(p + 10, &end);
+      if (end == p + len && (*delay_pct < 0 || *delay_pct > 1000))
+        return nnp_error(NNP_ERR_INVALID, "native: delay_pct must be 0..1000, not '%.*s'", (int)len - 10, p + 10);
+    } else if (!strncmp(p, "kernels=", 8)) {
+      if (len == 17 && !strncmp(p, "kernels=reference", 17)) o->fast_kernels = false;
+      else if (len == 12 && !strncmp(p, "kernels=fast", 12)) o->fast_kernels = true;
+      else return nnp_error(NNP_ERR_INVALID, "native: kernels must be fast or reference, not '%.*s'", (int)len - 8, p + 8);
+      end = (char *)p + len;
+    } else
+      return nnp_error(NNP_ERR_INVALID,
+                       "native: unknown option '%.*s' (known: passes=, memory_plan=, kernels=fast|reference, delay_pct=)",
+                       (int)len, p);
     if (end != p + len) return nnp_error(NNP_ERR_INVALID, "native: bad value in option '%.*s'", (int)len, p);
     p += len + (e ? 1 : 0);
   }
@@ -86,7 +104,8 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   double t1 = now_s();
   if (st == NNP_OK) {
     nnp_plan_options_default(&s->base);
-    st = native_options(cfg->options, &s->base);
+    s->base.threads = cfg->threads > 0 ? cfg->threads : 1;
+    st = native_options(cfg->options, &s->base, &s->delay_pct);
   }
   if (st == NNP_OK) {
     s->base.n_shapes = cfg->n_shapes;
@@ -99,20 +118,11 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   }
   rep->parse_s = t1 - t0;
   rep->compile_s = now_s() - t1;
-  /* Test-only slowdown, so that tests can show `nnperf compare` detects a known
-   * regression: each inference busy-waits delay_pct % of its own time after it ran. */
-  const char *d = cfg->options ? strstr(cfg->options, "delay_pct=") : NULL;
-  if (d) s->delay_pct = atof(d + 10);
-  if (s->delay_pct < 0 || s->delay_pct > 1000) {
-    native_unload(s);
-    return nnp_error(NNP_ERR_INVALID, "native: delay_pct must be 0..1000, not '%s'", d + 10);
-  }
-  rep->threads_used = 1;
-  if (cfg->threads > 1)
-    snprintf(rep->note, sizeof rep->note, "native engine runs on 1 thread so far (asked for %d)", cfg->threads);
+  rep->threads_used = nnp_plan_threads(s->plan);
+  snprintf(rep->note, sizeof rep->note, "kernels: %s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference");
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);
-    snprintf(rep->note + nl, sizeof rep->note - nl, "%stest-only delay of %g%% injected", nl ? "; " : "", s->delay_pct);
+    snprintf(rep->note + nl, sizeof rep->note - nl, "; test-only delay of %g%% injected", s->delay_pct);
   }
   *state = s;
   return NNP_OK;
@@ -180,7 +190,7 @@ static const nnp_tensor *native_output(void *st, int i) { return nnp_plan_output
 
 const nnp_backend_vtable nnp_backend_native = {
     .name = "native",
-    .description = "nnperf's own C engine (reference kernels)",
+    .description = "nnperf's own C engine (CPUID-selected fast kernels; native:kernels=reference)",
     .install_hint = "built in",
     .probe = native_probe,
     .load = native_load,

@@ -46,9 +46,9 @@ static const rung rungs[] = {
     {"+folding", true, r_fold},
     {"+fusion", true, r_fuse},
     {"+memory plan", true, r_mem},
-    {"+fast kernels", false, r_fast},
+    {"+fast kernels", true, r_fast},
     {"+blocked layout", false, r_blocked},
-    {"+threads", false, r_threads},
+    {"+threads", true, r_threads},
 };
 #define N_RUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 

@@ -13,7 +13,9 @@
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
 #include "nnperf/passes.h"
+#include "ops/fast_ops.h"
 #include "ops/op.h"
+#include "util/threadpool.h"
 
 /* Nodes whose inputs are all known are evaluated at load time when their outputs hold
  * at most this many elements: enough for any shape computation, small enough that
@@ -31,6 +33,7 @@ typedef struct plan_step {
   const nnp_node *node;
   const nnp_op_info *info;
   int first_in, first_out; /* offsets into plan->in_ptrs / out_ptrs */
+  nnp_fast_kernel fast;    /* fast.run NULL: the reference kernel runs */
 } plan_step;
 
 struct nnp_plan {
@@ -51,6 +54,8 @@ struct nnp_plan {
   bool defer_buffers;    /* memory plan: runtime values get arena offsets after compile,
                           * so compile never holds a buffer per value (the naive peak) */
   nnp_plan_memory mem;
+  nnp_threadpool *pool; /* NULL when the plan runs on one thread */
+  bool fast_kernels;
 };
 
 void nnp_plan_options_default(nnp_plan_options *o) {
@@ -70,7 +75,11 @@ void nnp_plan_destroy(nnp_plan *p) {
     for (int v = 0; v < p->g->n_values; v++)
       if (p->values[v].owns) nnp_tensor_free(&p->values[v].t);
   nnp_free(p->values);
+  if (p->steps)
+    for (int i = 0; i < p->n_steps; i++)
+      if (p->steps[i].fast.destroy) p->steps[i].fast.destroy(p->steps[i].fast.state);
   nnp_free(p->steps);
+  nnp_threadpool_destroy(p->pool);
   nnp_free(p->in_ptrs);
   nnp_free(p->out_ptrs);
   nnp_aligned_free(p->scratch);
@@ -157,6 +166,33 @@ static nnp_status check_ops(const nnp_graph *g) {
   return nnp_error(NNP_ERR_UNSUPPORTED, "unsupported op%s: %s", missing > 1 ? "s" : "", msg);
 }
 
+/* Lets the op pick a fast kernel (ops/op.h, prepare): it sees the data of known inputs
+ * only, as infer() does; the kernel's state then belongs to the step. */
+static nnp_status prepare_fast(nnp_plan *p, const nnp_graph *g, plan_step *st, const nnp_tensor **in,
+                               nnp_tensor **outp) {
+  const nnp_node *n = st->node;
+  nnp_tensor in_local[n->n_inputs > 0 ? n->n_inputs : 1];
+  const nnp_tensor *in_view[n->n_inputs > 0 ? n->n_inputs : 1];
+  for (int k = 0; k < n->n_inputs; k++) {
+    in_view[k] = NULL;
+    if (!in[k]) continue;
+    in_local[k] = *in[k];
+    if (!p->values[n->inputs[k]].known) in_local[k].data = NULL;
+    in_view[k] = &in_local[k];
+  }
+  nnp_op_ctx ctx = {.node = n, .opset = g->opset, .n_in = n->n_inputs, .in = in_view, .n_out = n->n_outputs,
+                    .out = outp, .pool = p->pool};
+  NNP_TRY(nnp_op_prepare(n->op)(&ctx, false, &st->fast));
+  if (st->fast.run && st->fast.scratch_needed > p->scratch_size) {
+    nnp_aligned_free(p->scratch);
+    p->scratch = nnp_aligned_alloc(st->fast.scratch_needed);
+    p->scratch_size = p->scratch ? st->fast.scratch_needed : 0;
+    if (!p->scratch)
+      return nnp_error(NNP_ERR_NOMEM, "cannot allocate %zu bytes of scratch", st->fast.scratch_needed);
+  }
+  return NNP_OK;
+}
+
 static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in_used, int *n_out_used) {
   const nnp_node *n = &g->nodes[i];
   const nnp_op_info *info = nnp_op_get(n->op);
@@ -234,6 +270,7 @@ static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in
   st->first_out = *n_out_used;
   *n_in_used += n->n_inputs;
   *n_out_used += n->n_outputs;
+  if (p->fast_kernels && nnp_op_prepare(n->op)) NNP_TRY(prepare_fast(p, g, st, in, outp));
   return NNP_OK;
 }
 
@@ -327,6 +364,16 @@ static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt,
   p->g = g;
   p->shapes_only = shapes_only;
   p->defer_buffers = opt->memory_plan && !shapes_only;
+  /* the passes' shape oracle never runs: no kernels to prepare, no threads */
+  p->fast_kernels = opt->fast_kernels && !shapes_only;
+  /* threads <= 0 (options zeroed by hand rather than defaulted) means the caller only */
+  if (opt->threads > 1 && !shapes_only) {
+    nnp_status ps = nnp_threadpool_create(opt->threads, &p->pool);
+    if (ps != NNP_OK) {
+      nnp_free(p);
+      return ps;
+    }
+  }
   size_t total_in = 0, total_out = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     total_in += (size_t)g->nodes[i].n_inputs;
@@ -413,8 +460,8 @@ nnp_status nnp_plan_run_step(nnp_plan *p, int i) {
   nnp_op_ctx ctx = {.node = st->node, .opset = p->g->opset, .n_in = st->node->n_inputs,
                     .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
                     .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
-                    .scratch_size = p->scratch_size};
-  nnp_status s = st->info->ref(&ctx);
+                    .scratch_size = p->scratch_size, .pool = p->pool};
+  nnp_status s = st->fast.run ? st->fast.run(st->fast.state, &ctx) : st->info->ref(&ctx);
   if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
   return NNP_OK;
 }
@@ -467,6 +514,10 @@ bool nnp_plan_value_is_constant(const nnp_plan *p, int v) {
 int nnp_plan_num_steps(const nnp_plan *p) { return p->n_steps; }
 const nnp_graph *nnp_plan_graph(const nnp_plan *p) { return p->g; }
 const nnp_node *nnp_plan_step_node(const nnp_plan *p, int s) { return p->steps[s].node; }
+const char *nnp_plan_step_kernel(const nnp_plan *p, int s) {
+  return p->steps[s].fast.run ? p->steps[s].fast.name : "reference";
+}
+int nnp_plan_threads(const nnp_plan *p) { return nnp_threadpool_threads(p->pool); }
 
 const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p) { return &p->mem; }
 

@@ -19,6 +19,7 @@
  * Types: float32 and float64. */
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/gemm_ref.h"
 #include "ops/op_util.h"
 #include "ops/spatial.h"
@@ -260,7 +261,7 @@ static nnp_status ref_conv(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_conv = {.name = "Conv", .min_inputs = 2, .max_inputs = 3,
                                  .min_outputs = 1, .max_outputs = 1,
-                                 .infer = infer_conv, .ref = ref_conv};
+                                 .infer = infer_conv, .ref = ref_conv, .prepare = nnp_prepare_conv};
 
 /* ---------------------------------------------------------------------------------
  * ConvTranspose

@@ -6,17 +6,18 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/internal_ops.h"
 #include "ops/op_util.h"
 
-nnp_status nnp_fused_activation(const nnp_node *n, nnp_activation *act, float *lo, float *hi) {
+nnp_status nnp_fused_activation(const nnp_node *n, nnp_act *act, float *lo, float *hi) {
   const char *name = nnp_attr_string(n, "activation", NULL);
   *lo = -INFINITY;
   *hi = INFINITY;
   *act = NNP_ACT_NONE;
   if (!name) return NNP_OK;
   if (!strcmp(name, "Relu")) *act = NNP_ACT_RELU;
-  else if (!strcmp(name, "HardSwish")) *act = NNP_ACT_HARD_SWISH;
+  else if (!strcmp(name, "HardSwish")) *act = NNP_ACT_HARDSWISH;
   else if (!strcmp(name, "Sigmoid")) *act = NNP_ACT_SIGMOID;
   else if (!strcmp(name, "Clip")) {
     *act = NNP_ACT_CLIP;
@@ -32,11 +33,11 @@ nnp_status nnp_fused_activation(const nnp_node *n, nnp_activation *act, float *l
 }
 
 /* The same formulas as the unary reference kernels (ops/unary.c). */
-static inline float apply_act(nnp_activation act, float x, float lo, float hi) {
+static inline float apply_act(nnp_act act, float x, float lo, float hi) {
   switch (act) {
     case NNP_ACT_RELU: return x < 0 ? 0.0f : x;
     case NNP_ACT_CLIP: x = x < lo ? lo : x; return x > hi ? hi : x;
-    case NNP_ACT_HARD_SWISH: {
+    case NNP_ACT_HARDSWISH: {
       float t = x * (1.0f / 6.0f) + 0.5f;
       return x * (t < 0 ? 0.0f : (t > 1 ? 1.0f : t));
     }
@@ -60,7 +61,7 @@ static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
   const nnp_tensor *r = nnp_in(ctx, 3);
   if (r && (r->dtype != y->dtype || !nnp_tensor_same_shape(r, y)))
     return nnp_error(NNP_ERR_SHAPE, "the residual input must have the output's type and shape");
-  nnp_activation act;
+  nnp_act act;
   float lo, hi;
   return nnp_fused_activation(ctx->node, &act, &lo, &hi);
 }
@@ -69,7 +70,7 @@ static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
   nnp_op_ctx c = *ctx;
   c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
   NNP_TRY(base->ref(&c));
-  nnp_activation act;
+  nnp_act act;
   float lo, hi;
   NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
   nnp_tensor *y = ctx->out[0];
@@ -91,7 +92,9 @@ static nnp_status ref_fused_gemm(nnp_op_ctx *ctx) { return fused_ref(ctx, &nnp_o
 
 const nnp_op_info nnp_op_fused_conv = {.name = "FusedConv", .min_inputs = 2, .max_inputs = 4,
                                        .min_outputs = 1, .max_outputs = 1,
-                                       .infer = infer_fused_conv, .ref = ref_fused_conv};
+                                       .infer = infer_fused_conv, .ref = ref_fused_conv,
+                                       .prepare = nnp_prepare_conv};
 const nnp_op_info nnp_op_fused_gemm = {.name = "FusedGemm", .min_inputs = 2, .max_inputs = 4,
                                        .min_outputs = 1, .max_outputs = 1,
-                                       .infer = infer_fused_gemm, .ref = ref_fused_gemm};
+                                       .infer = infer_fused_gemm, .ref = ref_fused_gemm,
+                                       .prepare = nnp_prepare_gemm};

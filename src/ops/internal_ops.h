@@ -9,6 +9,7 @@
 #ifndef NNP_OPS_INTERNAL_OPS_H
 #define NNP_OPS_INTERNAL_OPS_H
 
+#include "kernels/epilogue.h"
 #include "ops/op.h"
 
 #define NNP_INTERNAL_DOMAIN "com.nnperf"
@@ -33,10 +34,10 @@ typedef enum nnp_ew_opcode {
   NNP_EW_RELU = 10, NNP_EW_SIGMOID, NNP_EW_TANH, NNP_EW_NEG, NNP_EW_CLIP, NNP_EW_HARD_SWISH
 } nnp_ew_opcode;
 
-/* Activation kinds of the fused epilogue. */
-typedef enum nnp_activation { NNP_ACT_NONE = 0, NNP_ACT_RELU, NNP_ACT_CLIP, NNP_ACT_HARD_SWISH, NNP_ACT_SIGMOID } nnp_activation;
+/* Activation kinds of the fused epilogue: nnp_act of kernels/epilogue.h, shared with the
+ * optimised kernels so the reference and the fast path agree on one list. */
 
 /* Parses the node's activation attributes; fails for an unknown name. */
-nnp_status nnp_fused_activation(const nnp_node *n, nnp_activation *act, float *lo, float *hi);
+nnp_status nnp_fused_activation(const nnp_node *n, nnp_act *act, float *lo, float *hi);
 
 #endif

@@ -13,6 +13,7 @@
  * undefined behaviour. */
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/gemm_ref.h"
 #include "ops/op_util.h"
 
@@ -212,7 +213,7 @@ static nnp_status ref_gemm(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_gemm = {.name = "Gemm", .min_inputs = 2, .max_inputs = 3,
                                  .min_outputs = 1, .max_outputs = 1,
-                                 .infer = infer_gemm, .ref = ref_gemm};
+                                 .infer = infer_gemm, .ref = ref_gemm, .prepare = nnp_prepare_gemm};
 
 /* ---------------------------------------------------------------------------------
  * MatMul, numpy semantics: a 1-D A is a row (1 x K) and a 1-D B a column (K x 1), the
@@ -306,4 +307,4 @@ static nnp_status ref_matmul(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_matmul = {.name = "MatMul", .min_inputs = 2, .max_inputs = 2,
                                    .min_outputs = 1, .max_outputs = 1,
-                                   .infer = infer_matmul, .ref = ref_matmul};
+                                   .infer = infer_matmul, .ref = ref_matmul, .prepare = nnp_prepare_matmul};

@@ -14,6 +14,7 @@
 #ifndef NNP_OPS_OP_H
 #define NNP_OPS_OP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,8 @@ typedef enum nnp_op_id {
   NNP_OP_COUNT
 } nnp_op_id;
 
+typedef struct nnp_threadpool nnp_threadpool;
+
 typedef struct nnp_op_ctx {
   const nnp_node *node;   /* attributes: nnp_attr_int(ctx->node, "axis", 0) etc. */
   int64_t opset;          /* default-domain opset of the model */
@@ -40,6 +43,7 @@ typedef struct nnp_op_ctx {
   void *scratch;                /* kernel: workspace of scratch_size bytes */
   size_t scratch_size;
   size_t scratch_needed;        /* infer: bytes of workspace the kernel will need */
+  nnp_threadpool *pool;         /* fast kernels: the plan's threads (NULL: caller only) */
 } nnp_op_ctx;
 
 typedef nnp_status (*nnp_infer_fn)(nnp_op_ctx *ctx);
@@ -53,6 +57,23 @@ enum {
   NNP_OPF_VARIADIC = 1 << 1
 };
 
+/* An optimised kernel chosen for one step at plan compile (see nnp_op_info.prepare):
+ * state (packed weights, the chosen algorithm) is owned by the plan and freed with
+ * destroy. run gets the same ctx as ref, plus ctx->pool. */
+typedef struct nnp_fast_kernel {
+  nnp_status (*run)(void *state, nnp_op_ctx *ctx);
+  void (*destroy)(void *state);
+  void *state;
+  size_t scratch_needed; /* bytes of ctx->scratch run needs */
+  const char *name;      /* e.g. "conv2d.im2col.avx2": for inspect and explain */
+} nnp_fast_kernel;
+
+/* prepare() runs at plan compile when nnp_plan_options.fast_kernels is on, after infer():
+ * inputs carry data only when known at load time (weights), outputs their shapes. It
+ * fills *out, or leaves out->run NULL to decline (the reference kernel runs instead: an
+ * unusual dtype, non-constant weights, ...). generic: portable C kernels only. */
+typedef nnp_status (*nnp_prepare_fn)(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+
 typedef struct nnp_op_info {
   const char *name;
   int8_t min_inputs, max_inputs;   /* max ignored when NNP_OPF_VARIADIC */
@@ -60,6 +81,7 @@ typedef struct nnp_op_info {
   unsigned flags;
   nnp_infer_fn infer;
   nnp_kernel_fn ref;
+  nnp_prepare_fn prepare; /* optional: selects a fast kernel at plan compile */
 } nnp_op_info;
 
 #define NNP_OP_DECL_(E, s, name) extern const nnp_op_info nnp_op_##s;

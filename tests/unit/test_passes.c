@@ -55,6 +55,11 @@ typedef struct result {
   int inplace;
 } result;
 
+/* Reference kernels unless a test asks for the fast ones: a pass must not change a
+ * single bit of what the reference kernels compute (the fast kernels are checked against
+ * the reference ones within tolerance in tests/kernels/). */
+static bool g_fast_kernels = false;
+
 /* Compiles g with the given passes and memory plan, runs it on seeded inputs. */
 static void run(const nnp_graph *g, unsigned passes, bool memory_plan, result *r) {
   memset(r, 0, sizeof *r);
@@ -62,6 +67,7 @@ static void run(const nnp_graph *g, unsigned passes, bool memory_plan, result *r
   nnp_plan_options_default(&o);
   o.passes = passes;
   o.memory_plan = memory_plan;
+  o.fast_kernels = g_fast_kernels;
   nnp_plan *p = NULL;
   nnp_status s = nnp_plan_compile(g, &o, &p);
   CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
@@ -119,6 +125,12 @@ static void test_fuse_activation(void) {
     CHECK_MSG(base.steps == 2 && opt.steps == 1, "%s: steps %d -> %d", acts[a], base.steps, opt.steps);
     CHECK_MSG(!strcmp(opt.ops[0], "FusedConv"), "%s: step is %s", acts[a], opt.ops[0]);
     CHECK_MSG(identical(&base, &opt), "%s: outputs differ by %g", acts[a], max_diff(&base, &opt));
+    /* the fused op through the fast kernels' epilogue (kernels/conv.h) */
+    g_fast_kernels = true;
+    result fast;
+    run(g, NNP_PASS_FUSE_ACTIVATION, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(max_diff(&base, &fast) < 1e-5, "%s: fast FusedConv differs by %g", acts[a], max_diff(&base, &fast));
     CHECK(g->n_nodes == 2); /* the caller's graph is untouched */
     nnp_graph_destroy(g);
     mb_reset();

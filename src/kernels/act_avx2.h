@@ -1,0 +1,24 @@
+/* The epilogue's activations on 8 floats (AVX2); sigmoid is left to the scalar path.
+ * Include only from files compiled with -mavx2 -mfma. */
+#ifndef NNP_KERNELS_ACT_AVX2_H
+#define NNP_KERNELS_ACT_AVX2_H
+
+#include <immintrin.h>
+
+#include "kernels/epilogue.h"
+
+static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
+  switch (ep->act) {
+    case NNP_ACT_RELU: return _mm256_max_ps(v, _mm256_setzero_ps());
+    case NNP_ACT_CLIP:
+      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(ep->act_min)), _mm256_set1_ps(ep->act_max));
+    case NNP_ACT_HARDSWISH: {
+      __m256 t = _mm256_add_ps(v, _mm256_set1_ps(3.0f));
+      t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
+      return _mm256_mul_ps(_mm256_mul_ps(v, t), _mm256_set1_ps(1.0f / 6.0f));
+    }
+    default: return v;
+  }
+}
+
+#endif

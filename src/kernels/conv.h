@@ -1,0 +1,46 @@
+/* Fast 2-D convolution (NCHW, float32) with the fused epilogue (kernels/epilogue.h).
+ *
+ * nnp_conv2d_prepare picks the algorithm from the shape and packs the weights once:
+ *  - depthwise (group == C == M): a direct kernel per channel plane (kernels/dwconv.h),
+ *    any kernel size, stride, padding and dilation;
+ *  - 1x1, stride 1, no padding: GEMM straight on X (packed per run);
+ *  - otherwise im2col written directly in the packed-B layout, then the packed GEMM;
+ *    grouped convolutions run one GEMM per group.
+ * The epilogue passed to nnp_conv2d_run is indexed like the output of one image: bias
+ * NNP_BIAS_ROW over output channels, residual with the output's layout (ld_res is
+ * ignored: the residual is a tensor shaped like Y). Y may alias X (in-place). */
+#ifndef NNP_KERNELS_CONV_H
+#define NNP_KERNELS_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/epilogue.h"
+#include "nnperf/status.h"
+#include "util/threadpool.h"
+
+typedef struct nnp_conv2d_desc {
+  int64_t n, c, h, w;        /* input */
+  int64_t m, oh, ow;         /* output channels and size */
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw; /* ph, pw: top and left padding */
+  int64_t group;
+} nnp_conv2d_desc;
+
+typedef enum nnp_conv_algo { NNP_CONV_DEPTHWISE, NNP_CONV_GEMM_1X1, NNP_CONV_IM2COL } nnp_conv_algo;
+
+typedef struct nnp_conv2d_kernel nnp_conv2d_kernel;
+
+/* Packs w (m x c/group x kh x kw). generic: use the portable C kernels only. */
+nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv2d_kernel **out);
+void nnp_conv2d_destroy(nnp_conv2d_kernel *k);
+nnp_conv_algo nnp_conv2d_algo(const nnp_conv2d_kernel *k);
+/* Whether the portable kernels run (asked for, or no AVX2 + FMA). */
+bool nnp_conv2d_kernel_generic(const nnp_conv2d_kernel *k);
+/* Workspace nnp_conv2d_run needs, in bytes. */
+size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k);
+/* Y = epilogue(conv(X, W)); scratch of nnp_conv2d_scratch_bytes, 64-byte aligned. */
+void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const nnp_epilogue *ep, void *scratch,
+                    nnp_threadpool *tp);
+
+#endif

@@ -1,0 +1,57 @@
+#include "kernels/cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+static unsigned long long xgetbv0(void) {
+  unsigned eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return ((unsigned long long)edx << 32) | eax;
+}
+#endif
+
+static void detect(nnp_cpu_features *f) {
+  memset(f, 0, sizeof *f);
+  const char *env = getenv("NNP_CPU_FEATURES");
+  if (env && strcmp(env, "generic") == 0) {
+    f->forced_generic = true;
+    return;
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
+  if (!osxsave || !avx) return;
+  unsigned long long xcr0 = xgetbv0();
+  bool ymm = (xcr0 & 0x6) == 0x6, zmm = (xcr0 & 0xe6) == 0xe6;
+  if (!ymm || __get_cpuid_max(0, NULL) < 7) return;
+  __cpuid_count(7, 0, a, b, c, d);
+  f->avx2 = (b >> 5) & 1;
+  f->fma = fma;
+  f->avx512f = zmm && ((b >> 16) & 1);
+#endif
+}
+
+const nnp_cpu_features *nnp_cpu_get(void) {
+  /* Benign race: every thread computes the same value. */
+  static nnp_cpu_features f;
+  static volatile int done;
+  if (!done) {
+    detect(&f);
+    done = 1;
+  }
+  return &f;
+}
+
+bool nnp_cpu_has_avx2_fma(void) {
+  const nnp_cpu_features *f = nnp_cpu_get();
+  return f->avx2 && f->fma;
+}
+
+const char *nnp_cpu_kernel_isa(void) {
+  const nnp_cpu_features *f = nnp_cpu_get();
+  if (!(f->avx2 && f->fma)) return "generic";
+  return f->avx512f ? "avx512f+avx2+fma" : "avx2+fma";
+}

@@ -1,0 +1,24 @@
+/* CPU features that select optimised kernels.
+ *
+ * Detected once with cpuid and xgetbv (the OS must save the YMM/ZMM state, not only the
+ * CPU support the instructions). NNP_CPU_FEATURES=generic in the environment forces the
+ * portable C kernels, e.g. to measure what the vector kernels bring or to rule them out
+ * when hunting a numerical difference. */
+#ifndef NNP_KERNELS_CPU_H
+#define NNP_KERNELS_CPU_H
+
+#include <stdbool.h>
+
+typedef struct nnp_cpu_features {
+  bool avx2, fma, avx512f;
+  bool forced_generic; /* NNP_CPU_FEATURES=generic */
+} nnp_cpu_features;
+
+/* Detected features (cached after the first call), the override applied. */
+const nnp_cpu_features *nnp_cpu_get(void);
+/* AVX2 + FMA kernels usable. */
+bool nnp_cpu_has_avx2_fma(void);
+/* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
+const char *nnp_cpu_kernel_isa(void);
+
+#endif

@@ -1,0 +1,21 @@
+/* Elementwise fast paths: activations and same-shape Add/Mul on float32, split across
+ * the pool in blocks of NNP_ELTWISE_BLOCK elements. y may equal x (in-place). */
+#ifndef NNP_KERNELS_ELTWISE_H
+#define NNP_KERNELS_ELTWISE_H
+
+#include <stdint.h>
+
+#include "kernels/epilogue.h"
+#include "util/threadpool.h"
+
+#define NNP_ELTWISE_BLOCK 16384
+
+/* y = act(x) with ep's activation (its bias and residual are ignored). */
+void nnp_eltwise_act(const float *x, float *y, int64_t n, const nnp_epilogue *ep, nnp_threadpool *tp);
+
+typedef enum nnp_binop { NNP_BINOP_ADD, NNP_BINOP_MUL } nnp_binop;
+/* y = a op b, then ep's activation (ep may be NULL). */
+void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, int64_t n, const nnp_epilogue *ep,
+                        nnp_threadpool *tp);
+
+#endif

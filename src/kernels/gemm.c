@@ -1,0 +1,90 @@
+#include "kernels/gemm.h"
+
+#include <string.h>
+
+#include "kernels/cpu.h"
+
+enum { MR = NNP_SGEMM_MR, NR = NNP_SGEMM_NR };
+
+size_t nnp_sgemm_packed_a_floats(int64_t M, int64_t K) { return (size_t)((M + MR - 1) / MR * MR * K); }
+size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N) { return (size_t)((N + NR - 1) / NR * NR * K); }
+
+void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst) {
+  for (int64_t p = 0; p * MR < M; p++) {
+    float *d = dst + p * MR * K;
+    int64_t rows = M - p * MR < MR ? M - p * MR : MR;
+    for (int64_t k = 0; k < K; k++) {
+      int64_t r = 0;
+      for (; r < rows; r++) d[k * MR + r] = A[(p * MR + r) * sam + k * sak];
+      for (; r < MR; r++) d[k * MR + r] = 0.0f;
+    }
+  }
+}
+
+void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst) {
+  nnp_sgemm_pack_b_panels(K, N, B, sbk, sbn, dst, 0, (N + NR - 1) / NR);
+}
+
+void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,
+                             int64_t q1) {
+  for (int64_t q = q0; q < q1; q++) {
+    float *d = dst + q * NR * K;
+    int64_t cols = N - q * NR < NR ? N - q * NR : NR;
+    for (int64_t k = 0; k < K; k++) {
+      const float *src = B + k * sbk + q * NR * sbn;
+      int64_t c = 0;
+      if (sbn == 1)
+        for (; c < cols; c++) d[k * NR + c] = src[c];
+      else
+        for (; c < cols; c++) d[k * NR + c] = src[c * sbn];
+      for (; c < NR; c++) d[k * NR + c] = 0.0f;
+    }
+  }
+}
+
+void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                            const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  float acc[MR][NR];
+  memset(acc, 0, sizeof acc);
+  for (int64_t k = 0; k < K; k++)
+    for (int r = 0; r < MR; r++)
+      for (int j = 0; j < NR; j++) acc[r][j] += a[k * MR + r] * b[k * NR + j];
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, acc[r][j]);
+}
+
+typedef struct sgemm_job {
+  int64_t M, N, K, mp;
+  const float *Ap, *Bp;
+  float *C;
+  int64_t ldc;
+  const nnp_epilogue *ep;
+  nnp_sgemm_tile_fn tile;
+} sgemm_job;
+
+/* Tiles t in [b, e): column panel t / mp, row panel t % mp, so consecutive tiles share
+ * a B panel (K x 16 floats), which stays in cache while A's panels stream past. */
+static void sgemm_range(void *p, int64_t b, int64_t e) {
+  const sgemm_job *j = p;
+  for (int64_t t = b; t < e; t++) {
+    int64_t ip = t % j->mp, jp = t / j->mp;
+    int64_t i0 = ip * MR, j0 = jp * NR;
+    int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
+    j->tile(j->K, j->Ap + ip * MR * j->K, j->Bp + jp * NR * j->K, j->C + i0 * j->ldc + j0, j->ldc, mr, nr, j->ep,
+            i0, j0);
+  }
+}
+
+void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
+                         int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
+  if (M <= 0 || N <= 0) return;
+  sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+  int64_t tiles = j.mp * ((N + NR - 1) / NR);
+  nnp_threadpool_run(tp, sgemm_range, &j, tiles);
+}
+
+void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
+                      const nnp_epilogue *ep, nnp_threadpool *tp) {
+  nnp_sgemm_packed_ex(M, N, K, Ap, Bp, C, ldc, ep, tp, !nnp_cpu_has_avx2_fma());
+}

@@ -1,0 +1,57 @@
+/* Packed single-precision GEMM with a fused epilogue: C = epilogue(A * B).
+ *
+ * Both operands are packed into panels the micro-kernel reads sequentially:
+ *  - A (M x K) into panels of NNP_SGEMM_MR rows: panel p holds rows p*MR.., stored k-major
+ *    (element (k, r) at p*MR*K + k*MR + r), the last panel zero-padded;
+ *  - B (K x N) into panels of NNP_SGEMM_NR columns: element (k, c) of panel q at
+ *    q*NR*K + k*NR + c, zero-padded likewise.
+ * A constant operand (Conv and Gemm weights) is packed once at plan compile; the other
+ * is packed per run into scratch (im2col writes straight into the packed B layout).
+ * The micro-kernel keeps an MR x NR tile of C in registers over the whole K (6 x 16 on
+ * AVX2: 12 accumulators + 2 B vectors + 1 broadcast = 15 of 16 YMM registers) and
+ * applies the epilogue as it stores, so C is written exactly once.
+ *
+ * The generic C tile is always present: it is the test oracle of the AVX2 tile and what
+ * runs under NNP_CPU_FEATURES=generic or on CPUs without AVX2 + FMA. */
+#ifndef NNP_KERNELS_GEMM_H
+#define NNP_KERNELS_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/epilogue.h"
+#include "util/threadpool.h"
+
+#define NNP_SGEMM_MR 6
+#define NNP_SGEMM_NR 16
+
+/* Floats a packed A (M x K) or packed B (K x N) occupies. */
+size_t nnp_sgemm_packed_a_floats(int64_t M, int64_t K);
+size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N);
+
+/* A(m, k) = A[m*sam + k*sak]; B(k, n) = B[k*sbk + n*sbn] (strides make transposes free). */
+void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst);
+void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst);
+/* Only column panels [q0, q1) of the packed B (threads pack disjoint panels). */
+void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,
+                             int64_t q1);
+
+/* C(i, j) = C[i*ldc + j] = epilogue(sum_k A(i,k) B(k,j)), over tiles split across tp's
+ * threads (tp may be NULL). ep may be NULL (plain product). C must not overlap the
+ * packed operands; it may be the epilogue's residual. */
+void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
+                      const nnp_epilogue *ep, nnp_threadpool *tp);
+/* The same with the tile kernel chosen by the caller (tests: generic vs AVX2). */
+void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
+                         int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic);
+
+/* One MR x NR tile: a, b point at the panels, c at C(i0, j0); mr <= MR, nr <= NR valid. */
+typedef void (*nnp_sgemm_tile_fn)(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                                  const nnp_epilogue *ep, int64_t i0, int64_t j0);
+void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                            const nnp_epilogue *ep, int64_t i0, int64_t j0);
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                         const nnp_epilogue *ep, int64_t i0, int64_t j0);
+
+#endif

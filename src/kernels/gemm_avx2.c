@@ -1,0 +1,65 @@
+/* The AVX2 + FMA 6 x 16 tile of the packed SGEMM (kernels/gemm.h). This file alone is
+ * compiled with -mavx2 -mfma; it is only called after nnp_cpu_has_avx2_fma(). */
+#include <immintrin.h>
+
+#include "kernels/act_avx2.h"
+#include "kernels/gemm.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                         const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  for (int64_t k = 0; k < K; k++) {
+    __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+    av = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1); c10 = _mm256_fmadd_ps(av, b0, c10); c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2); c20 = _mm256_fmadd_ps(av, b0, c20); c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3); c30 = _mm256_fmadd_ps(av, b0, c30); c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
+    a += NNP_SGEMM_MR;
+    b += NNP_SGEMM_NR;
+  }
+  __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  bool full = mr == NNP_SGEMM_MR && nr == NNP_SGEMM_NR;
+  if (full && (!ep || ep->act != NNP_ACT_SIGMOID)) {
+    for (int r = 0; r < NNP_SGEMM_MR; r++) {
+      __m256 v0 = acc[r][0], v1 = acc[r][1];
+      if (ep) {
+        if (ep->bias_kind == NNP_BIAS_ROW) {
+          __m256 bv = _mm256_set1_ps(ep->bias[i0 + r]);
+          v0 = _mm256_add_ps(v0, bv);
+          v1 = _mm256_add_ps(v1, bv);
+        } else if (ep->bias_kind == NNP_BIAS_COL) {
+          v0 = _mm256_add_ps(v0, _mm256_loadu_ps(ep->bias + j0));
+          v1 = _mm256_add_ps(v1, _mm256_loadu_ps(ep->bias + j0 + 8));
+        }
+        if (ep->residual) {
+          const float *res = ep->residual + (i0 + r) * ep->ld_res + j0;
+          v0 = _mm256_add_ps(v0, _mm256_loadu_ps(res));
+          v1 = _mm256_add_ps(v1, _mm256_loadu_ps(res + 8));
+        }
+        v0 = nnp_act8(ep, v0);
+        v1 = nnp_act8(ep, v1);
+      }
+      _mm256_storeu_ps(c + r * ldc, v0);
+      _mm256_storeu_ps(c + r * ldc + 8, v1);
+    }
+    return;
+  }
+  float tmp[NNP_SGEMM_MR][NNP_SGEMM_NR];
+  for (int r = 0; r < NNP_SGEMM_MR; r++) {
+    _mm256_storeu_ps(tmp[r], acc[r][0]);
+    _mm256_storeu_ps(tmp[r] + 8, acc[r][1]);
+  }
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, tmp[r][j]);
+}
+#else
+/* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
+                         const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  nnp_sgemm_tile_generic(K, a, b, c, ldc, mr, nr, ep, i0, j0);
+}
+#endif

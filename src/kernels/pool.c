@@ -1,0 +1,68 @@
+#include "kernels/pool.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+typedef struct pool_job {
+  const nnp_pool2d_desc *d;
+  int64_t hw;
+  const float *x;
+  float *y;
+} pool_job;
+
+/* Valid taps [lo, hi) of output o along an axis: 0 <= o*s - p + k < n. */
+static void taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
+  int64_t start = o * s - p;
+  *lo = start < 0 ? -start : 0;
+  *hi = start + k > n ? n - start : k;
+}
+
+static void maxpool_range(void *p, int64_t b, int64_t e) {
+  const pool_job *j = p;
+  const nnp_pool2d_desc *d = j->d;
+  for (int64_t pl = b; pl < e; pl++) {
+    const float *xp = j->x + pl * d->h * d->w;
+    float *yp = j->y + pl * d->oh * d->ow;
+    for (int64_t oh = 0; oh < d->oh; oh++) {
+      int64_t h0, h1;
+      taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+      const int64_t ihs = oh * d->sh - d->ph;
+      for (int64_t ow = 0; ow < d->ow; ow++) {
+        int64_t w0, w1;
+        taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
+        const int64_t iws = ow * d->sw - d->pw;
+        float best = -INFINITY;
+        bool first = true;
+        for (int64_t kh = h0; kh < h1; kh++) {
+          const float *row = xp + (ihs + kh) * d->w + iws;
+          for (int64_t kw = w0; kw < w1; kw++)
+            if (first || row[kw] > best) {
+              best = row[kw];
+              first = false;
+            }
+        }
+        yp[oh * d->ow + ow] = best;
+      }
+    }
+  }
+}
+
+void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
+  pool_job j = {.d = d, .x = x, .y = y};
+  nnp_threadpool_run(tp, maxpool_range, &j, d->planes);
+}
+
+static void gap_range(void *p, int64_t b, int64_t e) {
+  const pool_job *j = p;
+  for (int64_t pl = b; pl < e; pl++) {
+    const float *xp = j->x + pl * j->hw;
+    double acc = 0;
+    for (int64_t i = 0; i < j->hw; i++) acc += (double)xp[i];
+    j->y[pl] = (float)(acc / (double)j->hw);
+  }
+}
+
+void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp) {
+  pool_job j = {.hw = hw, .x = x, .y = y};
+  nnp_threadpool_run(tp, gap_range, &j, planes);
+}

@@ -1,0 +1,19 @@
+/* Fast float32 pooling over NCHW planes, split across the pool by plane:
+ * 2-D MaxPool (padding never wins, ties keep the first tap, as the reference) and
+ * GlobalAveragePool (summed in double, as the reference). y may not alias x. */
+#ifndef NNP_KERNELS_POOL_H
+#define NNP_KERNELS_POOL_H
+
+#include <stdint.h>
+
+#include "util/threadpool.h"
+
+typedef struct nnp_pool2d_desc {
+  int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+} nnp_pool2d_desc;
+
+void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+/* y[p] = mean of plane p (planes of hw elements) */
+void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp);
+
+#endif

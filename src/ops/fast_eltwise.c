@@ -1,0 +1,93 @@
+/* Relu, Clip, Sigmoid, HardSwish, and same-shape Add and Mul -> kernels/eltwise.h:
+ * float32 only; Clip only with load-time bounds. Broadcasting Add/Mul stay reference. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels/eltwise.h"
+#include "nnperf/alloc.h"
+#include "ops/fast_ops.h"
+#include "ops/op_util.h"
+
+typedef struct fast_elt {
+  nnp_epilogue ep;
+  int binop; /* -1: unary */
+  int64_t n;
+} fast_elt;
+
+static void fast_elt_destroy(void *p) { nnp_free(p); }
+
+static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
+  const fast_elt *f = p;
+  if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
+  else nnp_eltwise_binary((nnp_binop)f->binop, ctx->in[0]->data, ctx->in[1]->data, ctx->out[0]->data, f->n, NULL,
+                          ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status make(const nnp_op_ctx *ctx, int act, float lo, float hi, int binop, const char *name,
+                       nnp_fast_kernel *out) {
+  fast_elt *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", name);
+  f->ep.act = act;
+  f->ep.act_min = lo;
+  f->ep.act_max = hi;
+  f->binop = binop;
+  f->n = nnp_tensor_numel(ctx->out[0]);
+  out->run = fast_elt_run;
+  out->destroy = fast_elt_destroy;
+  out->state = f;
+  out->name = name;
+  return NNP_OK;
+}
+
+static nnp_status prepare_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0];
+  if (x->dtype != NNP_F32 || !nnp_tensor_same_shape(x, ctx->out[0])) return NNP_OK;
+  const char *op = ctx->node->op_type;
+  if (!strcmp(op, "Relu")) return make(ctx, NNP_ACT_RELU, 0, 0, -1, "eltwise.relu", out);
+  if (!strcmp(op, "Sigmoid")) return make(ctx, NNP_ACT_SIGMOID, 0, 0, -1, "eltwise.sigmoid", out);
+  if (!strcmp(op, "HardSwish")) return make(ctx, NNP_ACT_HARDSWISH, 0, 0, -1, "eltwise.hardswish", out);
+  if (!strcmp(op, "Clip")) {
+    float lo, hi;
+    if (ctx->opset < 11) {
+      lo = nnp_attr_float(ctx->node, "min", -FLT_MAX);
+      hi = nnp_attr_float(ctx->node, "max", FLT_MAX);
+    } else {
+      const nnp_tensor *tmin = nnp_in(ctx, 1), *tmax = nnp_in(ctx, 2);
+      if ((tmin && !tmin->data) || (tmax && !tmax->data)) return NNP_OK; /* run-time bounds */
+      lo = tmin ? *(const float *)tmin->data : -INFINITY;
+      hi = tmax ? *(const float *)tmax->data : INFINITY;
+    }
+    return make(ctx, NNP_ACT_CLIP, lo, hi, -1, "eltwise.clip", out);
+  }
+  return NNP_OK;
+}
+
+static nnp_status prepare_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *a = ctx->in[0], *b = ctx->in[1];
+  if (a->dtype != NNP_F32 || b->dtype != NNP_F32 || !nnp_tensor_same_shape(a, b) ||
+      !nnp_tensor_same_shape(a, ctx->out[0]))
+    return NNP_OK;
+  if (!strcmp(ctx->node->op_type, "Add")) return make(ctx, NNP_ACT_NONE, 0, 0, NNP_BINOP_ADD, "eltwise.add", out);
+  if (!strcmp(ctx->node->op_type, "Mul")) return make(ctx, NNP_ACT_NONE, 0, 0, NNP_BINOP_MUL, "eltwise.mul", out);
+  return NNP_OK;
+}
+
+nnp_prepare_fn nnp_op_prepare(int op) {
+  const nnp_op_info *info = nnp_op_get(op);
+  if (info && info->prepare) return info->prepare;
+  switch (op) {
+    case NNP_OP_RELU:
+    case NNP_OP_CLIP:
+    case NNP_OP_SIGMOID:
+    case NNP_OP_HARD_SWISH: return prepare_act;
+    case NNP_OP_ADD:
+    case NNP_OP_MUL: return prepare_binary;
+    case NNP_OP_MAX_POOL:
+    case NNP_OP_GLOBAL_AVERAGE_POOL: return nnp_prepare_pool;
+    default: return NULL;
+  }
+}

@@ -1,0 +1,18 @@
+/* prepare() hooks (ops/op.h) that select the optimised kernels of src/kernels/ for
+ * Conv, Gemm and MatMul. Each declines (out->run NULL) what its kernel does not cover,
+ * and the reference kernel runs instead. */
+#ifndef NNP_OPS_FAST_OPS_H
+#define NNP_OPS_FAST_OPS_H
+
+#include "ops/op.h"
+
+nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+
+/* The op's prepare hook: nnp_op_info.prepare, or one of the elementwise fast paths
+ * kept here so that the op files need no change; NULL when there is none. */
+nnp_prepare_fn nnp_op_prepare(int op);
+
+#endif

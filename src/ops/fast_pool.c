@@ -1,0 +1,76 @@
+/* MaxPool (2-D, float32, no indices output, no dilation, explicit or VALID padding) and
+ * GlobalAveragePool (float32) -> kernels/pool.h. Everything else stays reference. */
+#include <string.h>
+
+#include "kernels/pool.h"
+#include "nnperf/alloc.h"
+#include "ops/fast_ops.h"
+#include "ops/op_util.h"
+#include "ops/spatial.h"
+
+typedef struct fast_pool {
+  nnp_pool2d_desc d;
+  bool global;
+} fast_pool;
+
+static void fast_pool_destroy(void *p) { nnp_free(p); }
+
+static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
+  const fast_pool *f = p;
+  if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status make(const nnp_pool2d_desc *d, bool global, const char *name, nnp_fast_kernel *out) {
+  fast_pool *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", name);
+  f->d = *d;
+  f->global = global;
+  out->run = fast_pool_run;
+  out->destroy = fast_pool_destroy;
+  out->state = f;
+  out->name = name;
+  return NNP_OK;
+}
+
+nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  if (x->dtype != NNP_F32 || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  nnp_pool2d_desc d = {0};
+  if (!strcmp(ctx->node->op_type, "GlobalAveragePool")) {
+    if (x->rank < 3) return NNP_OK;
+    d.planes = x->dims[0] * x->dims[1];
+    d.h = 1;
+    d.w = nnp_tensor_numel(x) / d.planes;
+    return make(&d, true, "pool.global_avg", out);
+  }
+  if (strcmp(ctx->node->op_type, "MaxPool") != 0 || x->rank != 4) return NNP_OK;
+  if (ctx->n_out > 1 && ctx->out[1]) return NNP_OK; /* indices: the reference computes them */
+  const int64_t *v = NULL;
+  if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
+  d.kh = v[0];
+  d.kw = v[1];
+  int nv = nnp_attr_ints(ctx->node, "dilations", &v);
+  if (nv != 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  nv = nnp_attr_ints(ctx->node, "strides", &v);
+  if (nv != 0 && nv != 2) return NNP_OK;
+  d.sh = nv ? v[0] : 1;
+  d.sw = nv ? v[1] : 1;
+  nnp_auto_pad mode;
+  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
+  if (mode == NNP_AUTO_PAD_NOTSET) {
+    nv = nnp_attr_ints(ctx->node, "pads", &v);
+    if (nv != 0 && nv != 4) return NNP_OK;
+    d.ph = nv ? v[0] : 0;
+    d.pw = nv ? v[1] : 0;
+  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
+  if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
+  d.planes = x->dims[0] * x->dims[1];
+  d.h = x->dims[2];
+  d.w = x->dims[3];
+  d.oh = y->dims[2];
+  d.ow = y->dims[3];
+  return make(&d, false, "pool.max2d", out);
+}

@@ -1,0 +1,116 @@
+/* Fast conv2d (depthwise, 1x1 GEMM, im2col GEMM; AVX2 and generic) against a naive
+ * direct convolution, over random shapes: odd sizes, strides 1..3, pads, dilations,
+ * groups, every epilogue, threads 1..4, and in-place (Y aliasing X). */
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "kernels/conv.h"
+#include "kernels/cpu.h"
+#include "nnperf/alloc.h"
+#include "test.h"
+
+static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, const nnp_epilogue *ep, float *y) {
+  int64_t cg = d->c / d->group, mg = d->m / d->group, P = d->oh * d->ow;
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t m = 0; m < d->m; m++)
+      for (int64_t oh = 0; oh < d->oh; oh++)
+        for (int64_t ow = 0; ow < d->ow; ow++) {
+          double acc = 0;
+          int64_t g = m / mg;
+          for (int64_t ic = 0; ic < cg; ic++)
+            for (int64_t kh = 0; kh < d->kh; kh++)
+              for (int64_t kw = 0; kw < d->kw; kw++) {
+                int64_t ih = oh * d->sh - d->ph + kh * d->dh, iw = ow * d->sw - d->pw + kw * d->dw;
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                acc += (double)x[((n * d->c + g * cg + ic) * d->h + ih) * d->w + iw] *
+                       w[((m * cg + ic) * d->kh + kh) * d->kw + kw];
+              }
+          /* the epilogue as nnp_conv2d_run defines it: rows are channels of image n */
+          nnp_epilogue loc = *ep;
+          if (loc.residual) loc.residual += n * d->m * P;
+          loc.ld_res = P;
+          y[(n * d->m + m) * P + oh * d->ow + ow] = nnp_epilogue_apply(&loc, m, oh * d->ow + ow, (float)acc);
+        }
+}
+
+static void one_case(int trial, nnp_threadpool *const *pools) {
+  nnp_conv2d_desc d = {0};
+  int kind = trial % 3; /* 0 depthwise, 1 pointwise, 2 general / grouped */
+  d.n = kt_int(1, 2);
+  d.kh = kind == 1 ? 1 : (trial % 2 ? 3 : 5);
+  d.kw = kind == 1 ? 1 : (trial % 4 == 0 ? d.kh : kt_int(1, 4));
+  d.sh = kind == 1 ? 1 : kt_int(1, 3);
+  d.sw = kind == 1 ? 1 : kt_int(1, 2);
+  d.dh = kind == 2 && trial % 5 == 0 ? 2 : 1;
+  d.dw = kind == 2 && trial % 5 == 0 ? 2 : 1;
+  d.ph = kind == 1 ? 0 : kt_int(0, d.kh / 2 + 1);
+  d.pw = kind == 1 ? 0 : kt_int(0, d.kw / 2);
+  d.h = kt_int((d.kh - 1) * d.dh + 1, 19);
+  d.w = kt_int((d.kw - 1) * d.dw + 1, 23);
+  if (kind == 0) {
+    d.c = d.m = d.group = kt_int(1, 11);
+  } else {
+    d.group = kind == 2 && trial % 4 == 1 ? kt_int(2, 3) : 1;
+    d.c = d.group * kt_int(1, 9);
+    d.m = d.group * kt_int(1, 14);
+  }
+  d.oh = (d.h + 2 * d.ph - ((d.kh - 1) * d.dh + 1)) / d.sh + 1;
+  d.ow = (d.w + 2 * d.pw - ((d.kw - 1) * d.dw + 1)) / d.sw + 1;
+  if (d.oh < 1 || d.ow < 1) return;
+  int64_t nx = d.n * d.c * d.h * d.w, ny = d.n * d.m * d.oh * d.ow, nw = d.m * (d.c / d.group) * d.kh * d.kw;
+  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d.m * 4);
+  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
+  float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
+  kt_fill(x, nx);
+  kt_fill(w, nw);
+  kt_fill(bias, d.m);
+  kt_fill(res, ny);
+  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
+  if (trial % 3 != 2) {
+    ep.bias = bias;
+    ep.bias_kind = NNP_BIAS_ROW;
+  }
+  if (trial % 2) ep.residual = res;
+  naive(&d, x, w, &ep, want);
+  /* in-place only where Y has X's size */
+  bool inplace = nx == ny && trial % 4 == 3;
+  for (int generic = 0; generic < 2; generic++) {
+    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+    nnp_conv2d_kernel *k = NULL;
+    CHECK_OK(nnp_conv2d_prepare(&d, w, generic, &k));
+    if (!k) continue;
+    if (kind == 0) CHECK(nnp_conv2d_algo(k) == NNP_CONV_DEPTHWISE);
+    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
+    for (int t = 0; t < 4; t++) {
+      float *yp = got;
+      memset(got, 0xff, (size_t)ny * 4);
+      if (inplace) memcpy(got, x, (size_t)nx * 4);
+      nnp_conv2d_run(k, inplace ? got : x, yp, &ep, scratch, pools[t]);
+      double err = kt_max_err(got, want, ny);
+      CHECK_MSG(err < 1e-4,
+                "trial %d n%lld c%lld %lldx%lld -> m%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld,%lld d%lld g%lld "
+                "act %d res %d inplace %d %s threads %d algo %d: err %g",
+                trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.m,
+                (long long)d.oh, (long long)d.ow, (long long)d.kh, (long long)d.kw, (long long)d.sh, (long long)d.sw,
+                (long long)d.ph, (long long)d.pw, (long long)d.dh, (long long)d.group, ep.act, ep.residual != NULL,
+                inplace, generic ? "generic" : "avx2", t + 1, (int)nnp_conv2d_algo(k), err);
+    }
+    nnp_aligned_free(scratch);
+    nnp_conv2d_destroy(k);
+  }
+  nnp_free(x);
+  nnp_free(w);
+  nnp_free(bias);
+  nnp_free(res);
+  nnp_free(want);
+  nnp_free(got);
+}
+
+int main(void) {
+  printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
+  nnp_threadpool *pools[4] = {NULL};
+  for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
+  for (int trial = 0; trial < 300; trial++) one_case(trial, pools);
+  for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,105 @@
+/* Packed SGEMM: AVX2 and generic tiles against the reference GEMM (ops/gemm_ref.h), over
+ * random odd shapes, transposed operands, every epilogue and thread counts 1..4. */
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "kernels/cpu.h"
+#include "kernels/gemm.h"
+#include "nnperf/alloc.h"
+#include "ops/gemm_ref.h"
+#include "test.h"
+
+static void reference(int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak, const float *B,
+                      int64_t sbk, int64_t sbn, const nnp_epilogue *ep, float *Y) {
+  /* B as a plain K x N matrix for the reference GEMM */
+  float *Bc = nnp_malloc((size_t)(K * N + 1) * sizeof(float));
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t n = 0; n < N; n++) Bc[k * N + n] = B[k * sbk + n * sbn];
+  memset(Y, 0, (size_t)(M * N) * sizeof(float));
+  nnp_gemm_ref_f32(M, N, K, A, sam, sak, Bc, N, Y, N);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) Y[i * N + j] = nnp_epilogue_apply(ep, i, j, Y[i * N + j]);
+  nnp_free(Bc);
+}
+
+static void one_case(int trial, nnp_threadpool *const *pools) {
+  int64_t M = kt_int(1, 40), N = kt_int(1, 70), K = kt_int(1, 90);
+  if (trial % 7 == 0) { /* some larger ones, several tiles in each direction */
+    M = kt_int(30, 130);
+    N = kt_int(30, 200);
+    K = kt_int(100, 600);
+  }
+  bool ta = kt_next() & 1, tb = kt_next() & 1;
+  float *A = nnp_malloc((size_t)(M * K) * sizeof(float)), *B = nnp_malloc((size_t)(K * N) * sizeof(float));
+  float *bias_r = nnp_malloc((size_t)M * sizeof(float)), *bias_c = nnp_malloc((size_t)N * sizeof(float));
+  float *res = nnp_malloc((size_t)(M * N) * sizeof(float));
+  float *want = nnp_malloc((size_t)(M * N) * sizeof(float)), *got = nnp_malloc((size_t)(M * N) * sizeof(float));
+  kt_fill(A, M * K);
+  kt_fill(B, K * N);
+  kt_fill(bias_r, M);
+  kt_fill(bias_c, N);
+  kt_fill(res, M * N);
+  int64_t sam = ta ? 1 : K, sak = ta ? M : 1, sbk = tb ? 1 : N, sbn = tb ? K : 1;
+  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.3f, .act_max = 0.7f};
+  int bk = trial % 3;
+  ep.bias_kind = bk;
+  ep.bias = bk == NNP_BIAS_ROW ? bias_r : bk == NNP_BIAS_COL ? bias_c : NULL;
+  if (trial % 2) {
+    ep.residual = res;
+    ep.ld_res = N;
+  }
+  reference(M, N, K, A, sam, sak, B, sbk, sbn, &ep, want);
+  float *ap = nnp_aligned_alloc(nnp_sgemm_packed_a_floats(M, K) * sizeof(float));
+  float *bp = nnp_aligned_alloc(nnp_sgemm_packed_b_floats(K, N) * sizeof(float));
+  nnp_sgemm_pack_a(M, K, A, sam, sak, ap);
+  nnp_sgemm_pack_b(K, N, B, sbk, sbn, bp);
+  for (int generic = 0; generic < 2; generic++) {
+    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+    for (int t = 0; t < 4; t++) {
+      memset(got, 0xff, (size_t)(M * N) * sizeof(float)); /* NaN: every element must be written */
+      nnp_sgemm_packed_ex(M, N, K, ap, bp, got, N, &ep, pools[t], generic);
+      double err = kt_max_err(got, want, M * N);
+      CHECK_MSG(err < 1e-4, "trial %d M=%lld N=%lld K=%lld ta=%d tb=%d act=%d bias=%d res=%d %s threads=%d: err %g",
+                trial, (long long)M, (long long)N, (long long)K, ta, tb, ep.act, bk, ep.residual != NULL,
+                generic ? "generic" : "avx2", t + 1, err);
+    }
+  }
+  nnp_aligned_free(ap);
+  nnp_aligned_free(bp);
+  nnp_free(A);
+  nnp_free(B);
+  nnp_free(bias_r);
+  nnp_free(bias_c);
+  nnp_free(res);
+  nnp_free(want);
+  nnp_free(got);
+}
+
+int main(void) {
+  printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
+  nnp_threadpool *pools[4] = {NULL};
+  for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
+  for (int trial = 0; trial < 120; trial++) one_case(trial, pools);
+  /* the residual may be the output itself (an in-place Add fused into the GEMM) */
+  {
+    int64_t M = 13, N = 37, K = 21;
+    float A[13 * 21], B[21 * 37], Y[13 * 37], want[13 * 37];
+    kt_fill(A, M * K);
+    kt_fill(B, K * N);
+    kt_fill(Y, M * N);
+    memset(want, 0, sizeof want);
+    nnp_gemm_ref_f32(M, N, K, A, K, 1, B, N, want, N);
+    for (int i = 0; i < M * N; i++) want[i] = want[i] + Y[i] > 0 ? want[i] + Y[i] : 0;
+    float *ap = nnp_aligned_alloc(nnp_sgemm_packed_a_floats(M, K) * sizeof(float));
+    float *bp = nnp_aligned_alloc(nnp_sgemm_packed_b_floats(K, N) * sizeof(float));
+    nnp_sgemm_pack_a(M, K, A, K, 1, ap);
+    nnp_sgemm_pack_b(K, N, B, N, 1, bp);
+    nnp_epilogue ep = {.act = NNP_ACT_RELU, .residual = Y, .ld_res = N};
+    nnp_sgemm_packed(M, N, K, ap, bp, Y, N, &ep, pools[1]);
+    CHECK(kt_max_err(Y, want, M * N) < 1e-5);
+    nnp_aligned_free(ap);
+    nnp_aligned_free(bp);
+  }
+  for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,59 @@
+/* Fast MaxPool 2-D and GlobalAveragePool against naive loops: random shapes, kernels,
+ * strides, pads (windows partly or wholly in the padding), threads 1..4. */
+#include <math.h>
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "kernels/pool.h"
+#include "nnperf/alloc.h"
+#include "test.h"
+
+int main(void) {
+  nnp_threadpool *pools[4] = {NULL};
+  for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
+  for (int trial = 0; trial < 200; trial++) {
+    nnp_pool2d_desc d = {.planes = kt_int(1, 9), .kh = kt_int(1, 4), .kw = kt_int(1, 4), .sh = kt_int(1, 3),
+                         .sw = kt_int(1, 3)};
+    d.ph = kt_int(0, d.kh - 1);
+    d.pw = kt_int(0, d.kw - 1);
+    d.h = kt_int(d.kh, 17);
+    d.w = kt_int(d.kw, 19);
+    d.oh = (d.h + 2 * d.ph - d.kh) / d.sh + 1 + (trial % 3 == 0); /* sometimes a ceil_mode extra window */
+    d.ow = (d.w + 2 * d.pw - d.kw) / d.sw + 1;
+    int64_t nx = d.planes * d.h * d.w, ny = d.planes * d.oh * d.ow;
+    float *x = nnp_malloc((size_t)nx * 4), *want = nnp_malloc((size_t)ny * 4), *got = nnp_malloc((size_t)ny * 4);
+    kt_fill(x, nx);
+    for (int64_t p = 0; p < d.planes; p++)
+      for (int64_t oh = 0; oh < d.oh; oh++)
+        for (int64_t ow = 0; ow < d.ow; ow++) {
+          float best = -INFINITY;
+          for (int64_t kh = 0; kh < d.kh; kh++)
+            for (int64_t kw = 0; kw < d.kw; kw++) {
+              int64_t ih = oh * d.sh - d.ph + kh, iw = ow * d.sw - d.pw + kw;
+              if (ih >= 0 && ih < d.h && iw >= 0 && iw < d.w && x[(p * d.h + ih) * d.w + iw] > best)
+                best = x[(p * d.h + ih) * d.w + iw];
+            }
+          want[(p * d.oh + oh) * d.ow + ow] = best;
+        }
+    for (int t = 0; t < 4; t++) {
+      memset(got, 0, (size_t)ny * 4);
+      nnp_maxpool2d(&d, x, got, pools[t]);
+      CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d threads %d differs", trial, t + 1);
+    }
+    float gap_want[9], gap_got[9];
+    for (int64_t p = 0; p < d.planes; p++) {
+      double acc = 0;
+      for (int64_t i = 0; i < d.h * d.w; i++) acc += x[p * d.h * d.w + i];
+      gap_want[p] = (float)(acc / (double)(d.h * d.w));
+    }
+    for (int t = 0; t < 4; t++) {
+      nnp_global_avgpool(d.planes, d.h * d.w, x, gap_got, pools[t]);
+      CHECK(kt_max_err(gap_got, gap_want, d.planes) < 1e-6);
+    }
+    nnp_free(x);
+    nnp_free(want);
+    nnp_free(got);
+  }
+  for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  TEST_MAIN_END();
+}
