@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # nnperf's ONNX->torch converter (python/nnperf_worker/onnx_to_torch.py) agrees with the
-# native engine on zoo models and with PyTorch itself on a torchvision export (shufflenet:
-# channel shuffle through Reshape/Transpose with a symbolic batch), within 1e-4 of the
-# output scale, run eagerly and as TorchScript (trace + freeze + optimize_for_inference).
+# native engine on zoo models and with PyTorch itself on torchvision exports, within 1e-4
+# of the output scale, run eagerly and as TorchScript (trace + freeze; see
+# check_onnx_to_torch.py for optimize_for_inference's own numerics).
 set -euo pipefail
 nnperf=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,13 +25,15 @@ for m in tiny mobilenet_v2 resnet18 efficientnet_lite0 squeezenet1_1; do
     echo "FAIL $m"; failed=$((failed + 1))
   fi
 done
-"$py" "$here/models/export_torchvision.py" "$work" shufflenet_v2_x1_0 > "$work/export.log" 2>&1 || {
-  cat "$work/export.log"; echo "FAIL: export with PyTorch failed"; exit 1; }
-if "$py" "$here/models/check_onnx_to_torch.py" "$work/shufflenet_v2_x1_0.onnx" "$work/shufflenet_v2_x1_0.input.npy" \
-     "$work/shufflenet_v2_x1_0.expected.npy" 1e-4; then
-  echo "pass torchvision shufflenet_v2_x1_0"; passed=$((passed + 1))
-else
-  echo "FAIL torchvision shufflenet_v2_x1_0"; failed=$((failed + 1))
-fi
+# torchvision exports checked against PyTorch's own outputs: channel shuffle through
+# Shape/Gather/Reshape/Transpose with a symbolic batch, HardSigmoid squeeze-excite, SiLU
+for m in shufflenet_v2_x1_0 mobilenet_v3_small efficientnet_b0; do
+  if "$py" "$here/models/export_torchvision.py" "$work" "$m" > "$work/export.log" 2>&1 &&
+     "$py" "$here/models/check_onnx_to_torch.py" "$work/$m.onnx" "$work/$m.input.npy" "$work/$m.expected.npy" 1e-4; then
+    echo "pass torchvision $m"; passed=$((passed + 1))
+  else
+    tail -3 "$work/export.log"; echo "FAIL torchvision $m"; failed=$((failed + 1))
+  fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
