@@ -363,19 +363,14 @@ class OnnxModule(torch.nn.Module):
     def _op_Upsample(self, env, a, ins, outs):
         x = self._x(env, ins)
         scales = self._const(ins[1]) if len(ins) > 1 else np.array(a["scales"])
-        a = dict(a)
-        a.setdefault("coordinate_transformation_mode", b"asymmetric")
-        a.setdefault("nearest_mode", b"floor")
         if a.get("mode", b"nearest") in (b"linear", "linear"):
-            a["coordinate_transformation_mode"] = b"align_corners"  # opset 7-9 Upsample linear
-            raise NotImplementedError("Upsample linear")
+            raise NotImplementedError("Upsample linear (opset 7-9 semantics differ from Resize)")
+        a = dict(a, coordinate_transformation_mode=b"asymmetric", nearest_mode=b"floor")  # Upsample's nearest
         self._resize(env, a, x, scales, None, outs)
 
     # ---- shape arithmetic (torch exports with a symbolic batch emit these) ---------------
     def _op_Shape(self, env, a, ins, outs):
-        x = self._x(env, ins)
-        env[outs[0]] = torch.tensor(x.shape, dtype=torch.int64) if not isinstance(x, np.ndarray) else \
-            torch.tensor(x.shape, dtype=torch.int64)
+        env[outs[0]] = torch.tensor(self._x(env, ins).shape, dtype=torch.int64)
 
     def _op_Gather(self, env, a, ins, outs):
         x, idx = self._x(env, ins), self._x(env, ins, 1)

@@ -73,7 +73,8 @@ class _TorchBase:
         return torch
 
     def set_inputs(self, feed):
-        self.args = tuple(self.torch.from_numpy(feed[n]) for n in self.input_names)
+        # a copy (untimed): the protocol's arrays are read-only views torch warns about
+        self.args = tuple(self.torch.tensor(feed[n]) for n in self.input_names)
 
     def run(self):
         with self.torch.inference_mode():

@@ -14,6 +14,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
+if "$py" "$here/models/check_onnx_to_torch_ops.py"; then
+  echo "pass single ops"; passed=$((passed + 1))
+else
+  echo "FAIL single ops"; failed=$((failed + 1))
+fi
 for m in tiny mobilenet_v2 resnet18 efficientnet_lite0 squeezenet1_1; do
   "$nnperf" zoo "$m" -o "$work/$m.onnx" > /dev/null
   size=224; [ "$m" = tiny ] && size=32
