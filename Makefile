@@ -6,13 +6,14 @@
 #                   whole suite (unit, per-op, conformance, CLI, model tests, fuzz smoke)
 #   make conformance   ONNX backend node tests only, with the per-op table
 #   make benchmarks the project's own performance benchmarks (bench/): ratios, not tests
+#   make crosscheck nnperf's openvino / ort-cpu P50 vs benchmark_app / a bare ORT loop (ratios)
 #   make fuzz       long fuzz runs (1M executions per target, see scripts/fuzz.sh)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all build deps bench benchmarks test conformance fuzz clean
+.PHONY: all build deps bench benchmarks test conformance fuzz clean crosscheck
 
 all: build
 
@@ -43,6 +44,9 @@ conformance: build
 benchmarks: build
 	$(BUILD)/bench/bench_harness_overhead
 	$(BUILD)/bench/bench_graph_passes
+
+crosscheck: build
+	.venv/bin/python bench/crosscheck.py --nnperf $(BUILD)/nnperf
 
 fuzz: deps
 	scripts/fuzz.sh

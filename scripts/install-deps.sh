@@ -10,7 +10,8 @@
 #   clang, libclang-rt-14-dev   libFuzzer + sanitizer runtimes for the fuzz targets
 #   python3-torch, python3-torchvision, python3-onnx, python3-numpy, libopenblas-dev
 #                         export real torchvision models to ONNX and compute PyTorch's
-#                         reference outputs for the model tests (test-only)
+#                         reference outputs for the model tests; also the torch-eager /
+#                         torchscript benchmark rows (their worker runs under /usr/bin/python3)
 #   python3-venv          the project's .venv for the Python framework workers
 #                         (scripts/install-python.sh fills it from PyPI)
 #   libjpeg-dev, libpng-dev   decode JPEG/PNG calibration photographs for INT8 (src/quant)

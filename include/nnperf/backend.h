@@ -77,6 +77,10 @@ nnp_status nnp_backend_probe(const nnp_backend_entry *e, char *version, size_t v
  * holding the nnperf_worker package: $NNPERF_PYTHON / $NNPERF_PYTHONPATH when set, else
  * the project's .venv and python/ folder recorded at build time. */
 const char *nnp_external_python(void);
+/* The interpreter for entry e's worker: the PyTorch rows run under $NNPERF_TORCH_PYTHON,
+ * default /usr/bin/python3 (Debian's python3-torch is not importable from .venv, and
+ * the venv's numpy would break it); every other row under nnp_external_python(). */
+const char *nnp_external_python_for(const nnp_backend_entry *e);
 const char *nnp_external_pythonpath(void);
 
 int nnp_backend_count(void);

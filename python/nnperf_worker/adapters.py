@@ -110,3 +110,13 @@ class OpenVinoCpu:
 
 
 ADAPTERS = {a.name: a for a in (OrtCpu, OpenVinoCpu)}
+
+
+def _more():  # rows in their own files (import after Unavailable/Unsupported exist)
+    from .gpu_adapters import GPU_ADAPTERS
+    from .torch_adapters import TORCH_ADAPTERS
+    for a in TORCH_ADAPTERS + GPU_ADAPTERS:
+        ADAPTERS[a.name] = a
+
+
+_more()

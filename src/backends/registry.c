@@ -11,6 +11,9 @@
 #ifndef NNP_DEFAULT_PYTHON
 #define NNP_DEFAULT_PYTHON ".venv/bin/python"
 #endif
+#ifndef NNP_TORCH_PYTHON
+#define NNP_TORCH_PYTHON "/usr/bin/python3" /* Debian python3-torch: not importable from .venv */
+#endif
 #ifndef NNP_DEFAULT_PYTHONPATH
 #define NNP_DEFAULT_PYTHONPATH "python"
 #endif
@@ -27,6 +30,19 @@ static const nnp_backend_entry entries[] = {
      "scripts/install-python.sh (PyPI openvino into .venv)", 0},
     {"xnnpack", NNP_BACKEND_INPROC, &nnp_backend_xnnpack, "XNNPACK subgraph API (Debian libxnnpack), CNN ops",
      "scripts/install-deps.sh (libxnnpack-dev libpthreadpool-dev), then rebuild", 0},
+    {"torch-eager", NNP_BACKEND_EXTERNAL, NULL, "PyTorch eager nn.Module (ONNX converted by nnperf; Python worker)",
+     "scripts/install-deps.sh (Debian python3-torch python3-onnx)", 0},
+    {"torchscript", NNP_BACKEND_EXTERNAL, NULL,
+     "PyTorch TorchScript: jit.trace + freeze + optimize_for_inference (Python worker)",
+     "scripts/install-deps.sh (Debian python3-torch python3-onnx)", 0},
+    {"torch-compile", NNP_BACKEND_EXTERNAL, NULL, "PyTorch torch.compile, Inductor (Python worker; PyTorch >= 2.0)",
+     "pip install 'torch>=2.0' into the interpreter set by NNPERF_TORCH_PYTHON", 0},
+    {"ort-cuda", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, CUDA execution provider (Python worker; NVIDIA GPU)",
+     ".venv/bin/pip install onnxruntime-gpu (replaces onnxruntime) + NVIDIA driver and CUDA 12", 0},
+    {"ort-trt", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, TensorRT execution provider (Python worker; NVIDIA GPU)",
+     ".venv/bin/pip install onnxruntime-gpu tensorrt + NVIDIA driver and CUDA 12", 0},
+    {"tensorrt", NNP_BACKEND_EXTERNAL, NULL, "NVIDIA TensorRT builder + runtime (Python worker; NVIDIA GPU)",
+     ".venv/bin/pip install tensorrt cuda-python + NVIDIA driver and CUDA 12", 0},
     {"fault", NNP_BACKEND_INPROC, &nnp_backend_fault, "native engine with an injected fault (harness tests)",
      "built in", 1},
 };
@@ -48,6 +64,16 @@ const char *nnp_external_python(void) {
   return p && *p ? p : NNP_DEFAULT_PYTHON;
 }
 
+const char *nnp_external_python_for(const nnp_backend_entry *e) {
+  static const char *const torch_rows[] = {"torch-eager", "torchscript", "torch-compile"};
+  for (size_t i = 0; e && i < sizeof torch_rows / sizeof *torch_rows; i++)
+    if (!strcmp(e->name, torch_rows[i])) {
+      const char *p = getenv("NNPERF_TORCH_PYTHON");
+      return p && *p ? p : NNP_TORCH_PYTHON;
+    }
+  return nnp_external_python();
+}
+
 const char *nnp_external_pythonpath(void) {
   const char *p = getenv("NNPERF_PYTHONPATH");
   return p && *p ? p : NNP_DEFAULT_PYTHONPATH;
@@ -55,7 +81,7 @@ const char *nnp_external_pythonpath(void) {
 
 /* Runs `PYTHON -m nnperf_worker --probe NAME` and reads its one line. */
 static nnp_status probe_external(const nnp_backend_entry *e, char *version, size_t n) {
-  const char *py = nnp_external_python();
+  const char *py = nnp_external_python_for(e);
   if (access(py, X_OK) != 0)
     return nnp_error(NNP_ERR_UNSUPPORTED, "no Python environment at %s", py);
   int fds[2];

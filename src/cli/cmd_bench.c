@@ -43,6 +43,8 @@ static const char bench_help[] =
     "                         shape, e.g. dynamic:Nx3x[160..320]x[160..320] (N = each --batch); the\n"
     "                         backend's per-shape work is timed with the inference\n"
     "  --backend-options B:K=V,...  options passed to backend B\n"
+    "  --torch-model MODULE:FACTORY  the PyTorch rows run the nn.Module FACTORY() returns\n"
+    "                         (MODULE: an importable name or a .py file) instead of the ONNX model\n"
     "%s"
     "\nhow to measure:\n"
     "  --warmup N             minimum warm-up iterations (default 20; ends when stable, max 200\n"
@@ -198,6 +200,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
+  char *torch_model_arg = NULL; /* --torch-model: passed to the torch rows as model=... */
   const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL, *dynamic_shape = NULL;
   long long mem_mib = 0, seed = 1, processes = 3;
   char *threads_arg = NULL;
@@ -242,13 +245,15 @@ int nnp_cmd_bench(int argc, char **argv) {
     static const char *const value_options[] = {"--backends", "--backend", "--precision", "--backend-options",
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
-                                                "--csv", "--baseline", "--shape", "--processes", "--history", "--html"};
+                                                "--csv", "--baseline", "--shape", "--processes", "--history", "--html",
+                                                "--torch-model"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
     if (!strcmp(a, "--backends") || !strcmp(a, "--backend")) backends_arg = argv[++i];
     else if (!strcmp(a, "--precision")) precision_arg = argv[++i];
     else if (!strcmp(a, "--backend-options")) options_arg = argv[++i];
+    else if (!strcmp(a, "--torch-model")) torch_model_arg = argv[++i];
     else if (!strcmp(a, "--threads")) threads_arg = argv[++i];
     else if (!strcmp(a, "--warmup")) {
       if (!parse_int(argv[++i], 0, 1000000, &x)) return cli_usage_error("bench", "--warmup wants a count >= 0");
@@ -465,13 +470,18 @@ int nnp_cmd_bench(int argc, char **argv) {
                    mo.plan.passes, mo.plan.memory_plan ? 1 : 0);
           opts = optbuf;
         }
+        if (torch_model_arg && !strncmp(backends[k]->name, "torch", 5)) {
+          size_t ol = strlen(optbuf);
+          snprintf(optbuf + ol, sizeof optbuf - ol, "%smodel=%s", ol ? "," : "", torch_model_arg);
+          opts = optbuf;
+        }
         nnp_row_request req = {.worker_exe = self, .backend = backends[k]->name, .model_path = model_path,
                                .options = opts, .precision = precisions[pi], .threads = (int)threads,
                                .batch = batches[bi], .scenario = scenario, .n_inputs = n_in, .inputs = inputs,
                                .input_names = names, .dyn_input = dynamic_shape ? 0 : -1,
                                .dyn_dims = dyn_dims, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
                                .mem_limit = mem_mib << 20, .pin_cpus = pin ? (int)threads : 0};
-        const char *ext_argv[] = {nnp_external_python(), "-m", "nnperf_worker", NULL};
+        const char *ext_argv[] = {nnp_external_python_for(backends[k]), "-m", "nnperf_worker", NULL};
         if (backends[k]->kind == NNP_BACKEND_EXTERNAL) {
           req.external_argv = ext_argv;
           req.pythonpath = nnp_external_pythonpath();

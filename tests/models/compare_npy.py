@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-got, want, tol = np.load(sys.argv[1]), np.load(sys.argv[2]), float(sys.argv[3])
+got, want, tol = np.load(sys.argv[1], allow_pickle=False), np.load(sys.argv[2], allow_pickle=False), float(sys.argv[3])
 if got.shape != want.shape:
     print(f"shape {got.shape} != expected {want.shape}")
     sys.exit(1)

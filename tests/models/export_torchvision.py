@@ -21,6 +21,9 @@ MODELS = {
     "resnet18": lambda: torchvision.models.resnet18(weights=None),
     "squeezenet1_1": lambda: torchvision.models.squeezenet1_1(weights=None),
     "shufflenet_v2_x1_0": lambda: torchvision.models.shufflenet_v2_x1_0(weights=None),
+    # HardSwish / HardSigmoid squeeze-excite and SiLU: the ONNX->torch converter's tests
+    "mobilenet_v3_small": lambda: torchvision.models.mobilenet_v3_small(weights=None),
+    "efficientnet_b0": lambda: torchvision.models.efficientnet_b0(weights=None),
 }
 
 
