@@ -18,6 +18,8 @@ int nnp_cmd_inspect(int argc, char **argv);
 int nnp_cmd_zoo(int argc, char **argv);
 int nnp_cmd_bench(int argc, char **argv);
 int nnp_cmd_backends(int argc, char **argv);
+int nnp_cmd_load(int argc, char **argv);
+int nnp_cmd_coldstart(int argc, char **argv);
 
 /* Prints "nnperf: error: <last error>" (one line) and returns CLI_FAIL. */
 int cli_fail(const char *what);

@@ -20,6 +20,8 @@ static const command commands[] = {
     {"backends", nnp_cmd_backends, "list the backends, whether each is available, its version or install hint"},
     {"run", nnp_cmd_run, "run one inference with the native engine, write outputs as .npy"},
     {"inspect", nnp_cmd_inspect, "ops, shapes, parameters, MACs/FLOPs and activation memory of a model"},
+    {"load", nnp_cmd_load, "latency under load: single-stream, multi-stream, server (Poisson QPS), offline"},
+    {"coldstart", nnp_cmd_coldstart, "fresh process to first result, over many fresh processes"},
     {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},
 };
 
