@@ -58,7 +58,7 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
     nnp_free(lat);
     return nnp_error(NNP_ERR_NOMEM, "out of memory for %lld queries", (long long)run.n);
   }
-  if (sc == NNP_LOAD_SERVER) nnp_schedule_poisson(qps, run.n, seed, run.arrival);
+  if (sc == NNP_LOAD_SERVER) nnp_schedule_poisson_exact(qps, run.n, seed, run.arrival);
   else if (sc == NNP_LOAD_MULTI_STREAM) nnp_schedule_periodic(c->interval_s, c->streams, run.n, run.arrival);
   else nnp_schedule_offline(run.n, run.arrival);
   nnp_load_point *pt = &res->points[res->n_points];
@@ -112,7 +112,7 @@ nnp_status nnp_load_find_max_qps(nnp_load_pool *p, const nnp_load_config *cfg, n
     res->max_qps = 0;
     return NNP_OK; /* even the lowest QPS tried missed the bound: reported as 0 */
   }
-  for (int attempt = 0; attempt < 5; attempt++) {
+  for (int attempt = 0; attempt < 10; attempt++) {
     int ok = 1;
     for (int k = 0; k < cfg->confirm && ok; k++) {
       NNP_TRY(run_one(p, cfg, NNP_LOAD_SERVER, lo, 1, cfg->seed + 1 + (uint64_t)k, "confirm", res));

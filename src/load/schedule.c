@@ -18,6 +18,14 @@ void nnp_schedule_poisson(double qps, int64_t n, uint64_t seed, double *out) {
   }
 }
 
+void nnp_schedule_poisson_exact(double qps, int64_t n, uint64_t seed, double *out) {
+  if (n <= 0) return;
+  nnp_schedule_poisson(1.0, n, seed, out);
+  double total = out[n - 1] - log(uniform01(seed, n)); /* the (n+1)th arrival closes the span */
+  double scale = ((double)n / qps) / total;
+  for (int64_t i = 0; i < n; i++) out[i] *= scale;
+}
+
 void nnp_schedule_periodic(double interval_s, int per_tick, int64_t n, double *out) {
   if (per_tick < 1) per_tick = 1;
   for (int64_t i = 0; i < n; i++) out[i] = (double)(i / per_tick) * interval_s;
