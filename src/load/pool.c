@@ -103,7 +103,19 @@ static nnp_status pump(nnp_load_pool *p, double wait_s, events *ev) {
       }
       continue;
     }
-    if (got <= 0) return worker_failed(p, k, "exited without a result");
+    if (got <= 0) { /* its stdout closed: say how it ended */
+      char why[160] = "exited without a result";
+      int status;
+      double until = nnp_now() + 1;
+      pid_t r = 0;
+      while ((r = waitpid(p->w[k].proc.pid, &status, WNOHANG)) == 0 && nnp_now() < until) usleep(1000);
+      if (r == p->w[k].proc.pid && WIFSIGNALED(status))
+        snprintf(why, sizeof why, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+      else if (r == p->w[k].proc.pid && WIFEXITED(status))
+        snprintf(why, sizeof why, "exited with status %d without a result", WEXITSTATUS(status));
+      if (r == p->w[k].proc.pid) p->w[k].proc.pid = 0; /* reaped: nothing left to end */
+      return worker_failed(p, k, why);
+    }
     if (nnp_proto_feed(&p->w[k].rd, buf, (size_t)got) != NNP_OK) return worker_failed(p, k, nnp_last_error());
     nnp_proto_msg m;
     int r;

@@ -29,6 +29,7 @@ static void jnum(FILE *f, double v) {
 static double ms(double s) { return s >= 0 ? s * 1e3 : NAN; }
 
 void nnp_load_print_table(FILE *f, const nnp_load_meta *m, const nnp_load_result *r) {
+  if (r->n_points == 0) return;
   fprintf(f, "nnperf load: %s on %s (%s), %s, %d instance%s x %d thread%s\n", m->model, m->backend,
           m->backend_version ? m->backend_version : "", nnp_load_scenario_name(r->cfg.scenario), m->instances,
           m->instances == 1 ? "" : "s", m->threads, m->threads == 1 ? "" : "s");
