@@ -191,7 +191,11 @@ nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
   signal(SIGPIPE, SIG_IGN); /* a worker that dies early must not kill the parent */
   p->t_spawn = nnp_now();
   pid_t pid = fork();
-  if (pid < 0) return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(errno));
+  if (pid < 0) {
+    int e = errno;
+    for (int k = 0; k < 2; k++) close(in_pipe[k]), close(out_pipe[k]), close(err_pipe[k]);
+    return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(e));
+  }
   if (pid == 0) {
     setpgid(0, 0);
     if (req->pin_cpus > 0) {

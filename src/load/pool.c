@@ -215,9 +215,6 @@ nnp_status nnp_load_pool_run(nnp_load_pool *p, nnp_load_run *run, double *latenc
       send_request(&p->w[k], next, (int)cnt);
       next += cnt;
     }
-    if (run->closed && next >= n && done + 0 >= next) {
-      /* nothing in flight and nothing left: the loop condition ends it */
-    }
     double wait = deadline - now;
     if (!run->closed && arrived < n && run->arrival[arrived] - now < wait) wait = run->arrival[arrived] - now;
     if (run->closed && wait > 0.2) wait = 0.2;
