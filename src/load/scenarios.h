@@ -34,7 +34,7 @@ typedef struct nnp_load_config {
 #define NNP_LOAD_MAX_POINTS 64
 
 typedef struct nnp_load_point {
-  const char *purpose;   /* "measure", "capacity", "search", "confirm", "sweep" */
+  const char *purpose;   /* "measure", "probe", "capacity", "search", "retry", "confirm", "sweep" */
   double target_qps;     /* server runs; 0 otherwise */
   uint64_t seed;
   int passed;            /* search and confirm runs: P99 within the bound and nothing dropped */
@@ -57,7 +57,8 @@ nnp_status nnp_load_measure(nnp_load_pool *p, const nnp_load_config *cfg, double
 nnp_status nnp_load_capacity(nnp_load_pool *p, const nnp_load_config *cfg, nnp_load_result *res);
 
 /* Binary search for the highest server QPS whose P99 stays within cfg->bound_s with
- * nothing dropped, between 0 and 1.2x capacity, then cfg->confirm confirmation runs with
+ * nothing dropped, between 0 and 1.2x capacity (a failed step is run once more with
+ * another seed and passes if either run passes), then cfg->confirm confirmation runs with
  * other seeds; a failed confirmation lowers the answer 5% and confirms again. */
 nnp_status nnp_load_find_max_qps(nnp_load_pool *p, const nnp_load_config *cfg, nnp_load_result *res);
 
