@@ -36,6 +36,12 @@ static nnp_status worker_failed(nnp_load_pool *p, int k, const char *why) {
   while (len && (w->err_tail[len - 1] == '\n' || w->err_tail[len - 1] == ' ')) w->err_tail[--len] = 0;
   const char *last = strrchr(w->err_tail, '\n');
   last = last ? last + 1 : w->err_tail;
+  const char *asan = strstr(w->err_tail, "ERROR: AddressSanitizer:"); /* its verdict, not "ABORTING" */
+  if (asan) {
+    char *nl = strchr(asan, '\n');
+    if (nl) *nl = 0;
+    last = asan;
+  }
   return nnp_error(NNP_ERR_INTERNAL, "worker %d of %d: %s%s%s", k + 1, p->n, why, last[0] ? ": " : "", last);
 }
 

@@ -17,7 +17,7 @@
 typedef struct nnp_load_worker {
   nnp_worker_proc proc;
   nnp_proto_reader rd;
-  char err_tail[512];   /* the end of its stderr, for the failure message */
+  char err_tail[4096];  /* the end of its stderr, for the failure message (room for a sanitizer report) */
   int busy;
   int64_t req_first;    /* the request in flight: queries [req_first, req_first + req_count) */
   int req_count;
