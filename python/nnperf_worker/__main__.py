@@ -34,6 +34,29 @@ def probe(name):
         return 1
 
 
+def serve(stdin, w, a, prepare):
+    """Serve mode: 'infer ID K' runs K inferences back to back and answers
+    'completed ID T_START T_END' (monotonic seconds); 'quit' or end of input ends it."""
+    w.line("serving")
+    w.flush()
+    while True:
+        line = stdin.readline()
+        if not line or line.startswith(b"quit"):
+            return
+        parts = line.split()
+        if len(parts) != 3 or parts[0] != b"infer" or int(parts[2]) < 1:
+            raise ValueError(f"malformed serve request {line[:64]!r}")
+        qid, k = int(parts[1]), int(parts[2])
+        t0 = time.monotonic_ns()
+        for _ in range(k):
+            if prepare:
+                prepare(0)
+            a.run()
+        t1 = time.monotonic_ns()
+        w.line(f"completed {qid} {t0 * 1e-9:.9f} {t1 * 1e-9:.9f}")
+        w.flush()
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--probe":
         return probe(sys.argv[2])
@@ -85,6 +108,12 @@ def main():
         for k, (oname, arr) in enumerate(zip(a.output_names, out)):
             w.tensor("first", k, oname, arr)
         w.flush()
+        if spec.mode == "serve":
+            serve(stdin, w, a, prepare)
+            w.line(f"memory {vmhwm()}")
+            w.line("done")
+            w.flush()
+            return 0
         last = [None]
 
         def infer():

@@ -24,6 +24,7 @@ class Spec:
         self.loop = [20, 200, 10, 0.02, 200, 2.0, 60.0, 10.0]
         self.inputs = []          # (name, array)
         self.dynamic = None       # (index, [(lo, hi)...], name)
+        self.mode = "bench"       # "serve": answer inference requests (docs/worker-protocol.md)
 
 
 def _read_exact(stream, n):
@@ -94,6 +95,8 @@ def read_spec(stream):
             vals = rest.split()
             spec.loop = [int(vals[0]), int(vals[1]), int(vals[2]), float(vals[3]), int(vals[4]), float(vals[5]),
                          float(vals[6]), float(vals[7]) if len(vals) > 7 else 10.0]
+        elif key == "mode":
+            spec.mode = rest
         elif key == "dynamic":
             spec.dynamic = parse_dynamic(rest)
         elif key == "run":

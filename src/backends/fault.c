@@ -3,11 +3,15 @@
  * memory or exits. Never part of "all backends"; select it by name:
  *   --backends fault --backend-options fault:mode=segv,after=5
  * modes: segv, abort, kill (SIGKILL itself), hang, bomb (allocate until failure),
- *        error (return an error), exit (exit(3) without a result); after: default 3. */
+ *        error (return an error), exit (exit(3) without a result),
+ *        none (no fault: with sleep_ms, a backend of known, fixed service time);
+ *   after: default 3; sleep_ms: sleep this long before every inference (load tests need a
+ *   service time that does not depend on the machine, so queueing theory is checkable). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nnperf/alloc.h"
@@ -19,6 +23,7 @@ typedef struct fault_state {
   void *inner;
   char mode[16];
   long after, runs;
+  long sleep_ms;
 } fault_state;
 
 static nnp_status fault_probe(char *version, size_t n) { return nnp_backend_native.probe(version, n); }
@@ -33,6 +38,8 @@ static nnp_status fault_load(const nnp_backend_config *cfg, void **state, nnp_lo
   if (m) sscanf(m + 5, "%15[a-z]", s->mode);
   const char *a = strstr(o, "after=");
   if (a) s->after = atol(a + 6);
+  const char *z = strstr(o, "sleep_ms=");
+  if (z) s->sleep_ms = atol(z + 9);
   nnp_backend_config inner = *cfg; /* the options above are fault's, not native's */
   inner.options = "";
   nnp_status st = nnp_backend_native.load(&inner, &s->inner, rep);
@@ -40,14 +47,22 @@ static nnp_status fault_load(const nnp_backend_config *cfg, void **state, nnp_lo
     nnp_free(s);
     return st;
   }
-  snprintf(rep->note, sizeof rep->note, "fault injection: %s on inference %ld", s->mode, s->after);
+  if (!strcmp(s->mode, "none"))
+    snprintf(rep->note, sizeof rep->note, "fault backend without a fault, sleep %ld ms per inference", s->sleep_ms);
+  else
+    snprintf(rep->note, sizeof rep->note, "fault injection: %s on inference %ld", s->mode, s->after);
   *state = s;
   return NNP_OK;
 }
 
 static nnp_status fault_run(void *st) {
   fault_state *s = st;
-  if (++s->runs == s->after) {
+  if (s->sleep_ms > 0) {
+    struct timespec ts = {s->sleep_ms / 1000, (s->sleep_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
+  if (++s->runs == s->after && strcmp(s->mode, "none")) {
     if (!strcmp(s->mode, "segv")) raise(SIGSEGV);
     if (!strcmp(s->mode, "abort")) abort();
     if (!strcmp(s->mode, "kill")) raise(SIGKILL);

@@ -154,6 +154,7 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
           q->backend, q->model_path, nnp_precision_name(q->precision), q->threads, (unsigned long long)q->seed);
   if (q->options && q->options[0]) fprintf(f, "options %s\n", q->options);
   if (q->mem_limit > 0) fprintf(f, "memlimit %lld\n", q->mem_limit);
+  if (q->serve) fprintf(f, "mode serve\n");
   const nnp_loop_spec *l = &q->loop;
   fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
           l->iterations, l->min_time_s, l->max_time_s, l->warmup_max_time_s);
@@ -182,16 +183,19 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
   row->exit_status = -1;
 }
 
-nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
-  nnp_row_init(req, row);
-
+nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
+  memset(p, 0, sizeof *p);
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe))
     return nnp_error(NNP_ERR_IO, "cannot create pipes for the worker: %s", strerror(errno));
   signal(SIGPIPE, SIG_IGN); /* a worker that dies early must not kill the parent */
-  double t_spawn = nnp_now();
+  p->t_spawn = nnp_now();
   pid_t pid = fork();
-  if (pid < 0) return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(errno));
+  if (pid < 0) {
+    int e = errno;
+    for (int k = 0; k < 2; k++) close(in_pipe[k]), close(out_pipe[k]), close(err_pipe[k]);
+    return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(e));
+  }
   if (pid == 0) {
     setpgid(0, 0);
     if (req->pin_cpus > 0) {
@@ -217,13 +221,33 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   close(in_pipe[0]);
   close(out_pipe[1]);
   close(err_pipe[1]);
+  p->pid = pid;
+  p->out_fd = out_pipe[0];
+  p->err_fd = err_pipe[0];
   FILE *spec = fdopen(in_pipe[1], "w");
   if (spec) {
     write_spec(spec, req);
-    fclose(spec); /* errors (EPIPE) show up as a worker failure below */
+    if (req->serve) {
+      fflush(spec); /* errors (EPIPE) show up as a worker failure */
+      p->in = spec;
+    } else {
+      fclose(spec); /* errors (EPIPE) show up as a worker failure below */
+    }
   } else {
     close(in_pipe[1]);
   }
+  return NNP_OK;
+}
+
+nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
+  nnp_row_init(req, row);
+  nnp_row_request bench = *req;
+  bench.serve = 0;
+  nnp_worker_proc wp;
+  NNP_TRY(nnp_worker_spawn(&bench, &wp));
+  pid_t pid = wp.pid;
+  double t_spawn = wp.t_spawn;
+  int out_pipe[2] = {wp.out_fd, -1}, err_pipe[2] = {wp.err_fd, -1};
   nnp_proto_reader rd;
   nnp_proto_reader_init(&rd, NNP_TENSOR_MAX_BYTES);
   row_reader rr = {.row = row};

@@ -5,6 +5,7 @@
 #define NNP_BENCH_ORCHESTRATOR_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "nnperf/bench.h"
 
@@ -29,7 +30,22 @@ typedef struct nnp_row_request {
   double timeout_s;         /* wall-clock limit for the whole worker */
   long long mem_limit;      /* RLIMIT_AS for the worker, 0 = none */
   int pin_cpus;             /* > 0: pin the worker to CPUs 0..pin_cpus-1 */
+  int serve;                /* serve mode (docs/worker-protocol.md): requests on stdin after the spec */
 } nnp_row_request;
+
+/* A started worker process. in is the worker's stdin: closed after the spec in bench
+ * mode, kept open for requests in serve mode. */
+typedef struct nnp_worker_proc {
+  int pid;
+  FILE *in;
+  int out_fd, err_fd;
+  double t_spawn; /* CLOCK_MONOTONIC seconds just before fork */
+} nnp_worker_proc;
+
+/* Starts one worker for req in its own process group (pinned, with the environment an
+ * external worker needs) and writes the spec. The one spawn path of bench, load and
+ * coldstart, so every mode runs under the same isolation. */
+nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p);
 
 typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total);
 

@@ -22,6 +22,7 @@ typedef struct worker_spec {
   unsigned long long seed;
   long long memlimit;
   nnp_loop_spec loop;
+  int serve; /* "mode serve": answer inference requests instead of running the timing loop */
   /* dynamic-shape scenario: input dyn_input's dims are drawn per iteration from
    * [dyn_lo[d], dyn_hi[d]] (lo == hi for fixed dims); -1 when static */
   int dyn_input, dyn_rank;
@@ -158,6 +159,7 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
     } else if (!strcmp(tok[0], "threads")) sp->threads = atoi(rest);
     else if (!strcmp(tok[0], "seed")) sp->seed = strtoull(rest, NULL, 10);
     else if (!strcmp(tok[0], "memlimit")) sp->memlimit = atoll(rest);
+    else if (!strcmp(tok[0], "mode")) sp->serve = !strcmp(rest, "serve");
     else if (!strcmp(tok[0], "loop")) {
       nnp_loop_spec *l = &sp->loop;
       /* the 8th field (warm-up time cap) is optional: older parents send 7 */
@@ -222,6 +224,45 @@ static nnp_status dyn_infer(void *ctx) {
     memcpy(dst->data, src->data, nnp_tensor_nbytes(dst));
   }
   return d->vt->run(d->state);
+}
+
+/* Serve mode: "infer ID K" runs K inferences back to back and answers
+ * "completed ID T_START T_END" (monotonic seconds); "quit" or end of input ends it. */
+static nnp_status serve_loop(int in_fd, FILE *out, nnp_status (*infer)(void *), void *ctx) {
+  fprintf(out, "serving\n");
+  fflush(out);
+  char buf[4096];
+  size_t len = 0;
+  for (;;) {
+    char *nl = memchr(buf, '\n', len);
+    if (!nl) {
+      if (len == sizeof buf) return nnp_error(NNP_ERR_FORMAT, "serve request line too long");
+      ssize_t n = read(in_fd, buf + len, sizeof buf - len);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return NNP_OK;
+      len += (size_t)n;
+      continue;
+    }
+    *nl = 0;
+    unsigned long long id = 0;
+    long k = 0;
+    if (!strncmp(buf, "quit", 4)) return NNP_OK;
+    if (sscanf(buf, "infer %llu %ld", &id, &k) != 2 || k < 1 || k > 1 << 20)
+      return nnp_error(NNP_ERR_FORMAT, "malformed serve request '%.64s'", buf);
+    double t0 = nnp_now();
+    for (long i = 0; i < k; i++) NNP_TRY(infer(ctx));
+    fprintf(out, "completed %llu %.9f %.9f\n", id, t0, nnp_now());
+    fflush(out);
+    size_t used = (size_t)(nl + 1 - buf);
+    memmove(buf, nl + 1, len - used);
+    len -= used;
+  }
+}
+
+/* Dynamic-shape serving draws a fresh shape per inference, as the timing loop does. */
+static nnp_status dyn_serve_infer(void *ctx) {
+  NNP_TRY(dyn_prepare(ctx, 0));
+  return dyn_infer(ctx);
 }
 
 int nnp_worker_main(int in_fd, int out_fd) {
@@ -340,6 +381,21 @@ int nnp_worker_main(int in_fd, int out_fd) {
   for (int i = 0; i < vt->num_outputs(state); i++)
     nnp_proto_write_tensor(out, "first", i, vt->output_name(state, i), vt->output(state, i));
   fflush(out);
+  if (sp.serve) {
+    st = dynamic ? serve_loop(in_fd, out, dyn_serve_infer, &dc) : serve_loop(in_fd, out, vt->run, state);
+    nnp_tensor_free(&dc.cur);
+    if (st != NNP_OK) {
+      report_error(out, st);
+      vt->unload(state);
+      return 1;
+    }
+    fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
+    vt->unload(state);
+    for (int i = 0; i < sp.n_inputs; i++) nnp_tensor_free(&sp.inputs[i]);
+    fprintf(out, "done\n");
+    fflush(out);
+    return 0;
+  }
   sample_sink sink = {.out = out};
   nnp_loop_outcome lo;
   st = dynamic ? nnp_timing_loop(&sp.loop, dyn_prepare, dyn_infer, &dc, on_sample, &sink, &lo)

@@ -21,6 +21,8 @@ static const command commands[] = {
     {"run", nnp_cmd_run, "run one inference with the native engine, write outputs as .npy"},
     {"inspect", nnp_cmd_inspect, "ops, shapes, parameters, MACs/FLOPs and activation memory of a model"},
     {"explain", nnp_cmd_explain, "ablation ladder: how much each engine optimisation gains on a model"},
+    {"load", nnp_cmd_load, "latency under load: single-stream, multi-stream, server (Poisson QPS), offline"},
+    {"coldstart", nnp_cmd_coldstart, "fresh process to first result, over many fresh processes"},
     {"zoo", nnp_cmd_zoo, "write a built-in architecture (resnet18, mobilenet_v2, ...) as an ONNX file"},
     {"report", nnp_cmd_report, "a bench result as one self-contained HTML page with SVG charts"},
     {"history", nnp_cmd_history, "list, show or export the bench runs stored in the history database"},

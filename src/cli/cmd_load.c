@@ -1,0 +1,170 @@
+/* nnperf load: latency and throughput under a load scenario (docs/load.md). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/load_args.h"
+#include "load/pool.h"
+#include "load/report.h"
+#include "load/scenarios.h"
+#include "load/target.h"
+
+static const char help[] =
+    "usage: nnperf load MODEL [options]\n\n"
+    "Offers MODEL (an .onnx file or zoo:NAME) to --instances worker processes of one backend\n"
+    "under a load scenario, as MLPerf LoadGen does, and reports latency percentiles measured\n"
+    "from each query's *scheduled* arrival (time spent queued counts) and the achieved rate.\n\n"
+    "  --backend B            native (default), ort-cpu, openvino, fault, ...\n"
+    "  --backend-options O    K=V,... for the backend (e.g. mode=none,sleep_ms=5 for fault)\n"
+    "  --scenario S           single-stream | multi-stream | server (default) | offline\n"
+    "  --qps X                server: Poisson arrival rate (default 10)\n"
+    "  --seed N               seed of the arrivals and the inputs (default 1)\n"
+    "  --instances N          concurrent worker processes (default 1)\n"
+    "  --threads N            intra-op threads per worker (default 1)\n"
+    "  --duration T           each run's schedule spans T (default 10s; 500ms, 2s, ...)\n"
+    "  --queries N            at most N queries per run (offline: exactly N)\n"
+    "  --max-batch N          offline: queries per request, dynamic batching (default 8)\n"
+    "  --streams N            multi-stream: queries per interval (default 4)\n"
+    "  --interval T           multi-stream: interval (default 50ms)\n"
+    "  --p99 T                latency bound: queries above it are late; target of --find-max-qps\n"
+    "  --find-max-qps         server: highest QPS with P99 <= --p99 and nothing dropped\n"
+    "  --confirm N            confirmation runs of the found QPS (default 2)\n"
+    "  --sweep                server: latency vs QPS from 10% to 120% of the offline capacity\n"
+    "  --json PATH            write the result (docs/result-schema.md, load section)\n"
+    "  --mem-limit MiB        memory limit per worker   --timeout S  start-up/drain limit (600)\n"
+    "  --pin                  pin each worker to CPUs 0..threads-1\n\n"
+    "examples:\n"
+    "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 20 --duration 10s\n"
+    "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n";
+
+static void on_signal(int sig) {
+  (void)sig;
+  nnp_bench_interrupted = 1;
+}
+
+static int want_int(const char *v, long long lo, long long hi, long long *out) {
+  char *end;
+  long long x = strtoll(v, &end, 10);
+  if (end == v || *end || x < lo || x > hi) return 0;
+  *out = x;
+  return 1;
+}
+
+int nnp_cmd_load(int argc, char **argv) {
+  char command_line[2048];
+  cli_join_args(argc, argv, command_line, sizeof command_line);
+  nnp_load_config cfg = {.scenario = NNP_LOAD_SERVER, .qps = 10, .seed = 1, .duration_s = 10, .max_batch = 8,
+                         .streams = 4, .interval_s = 0.05, .confirm = 2};
+  nnp_load_target_options to = {.model = NULL, .backend = "native", .threads = 1, .seed = 1, .timeout_s = 600};
+  long long instances = 1, v;
+  int find_max = 0, sweep = 0;
+  const char *json = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(help, stdout);
+      return CLI_OK;
+    }
+    if (!strcmp(a, "--find-max-qps")) { find_max = 1; continue; }
+    if (!strcmp(a, "--sweep")) { sweep = 1; continue; }
+    if (!strcmp(a, "--pin")) { to.pin = 1; continue; }
+    if (a[0] != '-') {
+      if (to.model) return cli_usage_error("load", "more than one model given ('%s')", a);
+      to.model = a;
+      continue;
+    }
+    if (i + 1 >= argc) return cli_usage_error("load", "%s needs a value", a);
+    const char *val = argv[++i];
+    if (!strcmp(a, "--backend")) to.backend = val;
+    else if (!strcmp(a, "--backend-options")) to.options = val;
+    else if (!strcmp(a, "--scenario")) {
+      if (!nnp_load_scenario_parse(val, &cfg.scenario))
+        return cli_usage_error("load", "--scenario wants single-stream, multi-stream, server or offline, not '%s'", val);
+    } else if (!strcmp(a, "--qps")) {
+      char *end;
+      cfg.qps = strtod(val, &end);
+      if (end == val || *end || !(cfg.qps > 0) || cfg.qps > 1e6) return cli_usage_error("load", "--qps wants a rate > 0, not '%s'", val);
+    } else if (!strcmp(a, "--seed")) {
+      if (!want_int(val, 0, (1LL << 62), &v)) return cli_usage_error("load", "--seed wants an integer, not '%s'", val);
+      cfg.seed = to.seed = (uint64_t)v;
+    } else if (!strcmp(a, "--instances")) {
+      if (!want_int(val, 1, NNP_LOAD_MAX_INSTANCES, &instances))
+        return cli_usage_error("load", "--instances wants 1..%d, not '%s'", NNP_LOAD_MAX_INSTANCES, val);
+    } else if (!strcmp(a, "--threads")) {
+      if (!want_int(val, 1, 256, &v)) return cli_usage_error("load", "--threads wants 1..256, not '%s'", val);
+      to.threads = (int)v;
+    } else if (!strcmp(a, "--duration")) {
+      if (!cli_parse_duration(val, &cfg.duration_s)) return cli_usage_error("load", "--duration wants a time like 10s, not '%s'", val);
+    } else if (!strcmp(a, "--queries")) {
+      if (!want_int(val, 1, 10000000, &v)) return cli_usage_error("load", "--queries wants 1..10000000, not '%s'", val);
+      cfg.max_queries = v;
+    } else if (!strcmp(a, "--max-batch")) {
+      if (!want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--max-batch wants 1..4096, not '%s'", val);
+      cfg.max_batch = (int)v;
+    } else if (!strcmp(a, "--streams")) {
+      if (!want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--streams wants 1..4096, not '%s'", val);
+      cfg.streams = (int)v;
+    } else if (!strcmp(a, "--interval")) {
+      if (!cli_parse_duration(val, &cfg.interval_s)) return cli_usage_error("load", "--interval wants a time like 50ms, not '%s'", val);
+    } else if (!strcmp(a, "--p99")) {
+      if (!cli_parse_duration(val, &cfg.bound_s)) return cli_usage_error("load", "--p99 wants a time like 10ms, not '%s'", val);
+    } else if (!strcmp(a, "--confirm")) {
+      if (!want_int(val, 0, 20, &v)) return cli_usage_error("load", "--confirm wants 0..20, not '%s'", val);
+      cfg.confirm = (int)v;
+    } else if (!strcmp(a, "--json")) json = val;
+    else if (!strcmp(a, "--mem-limit")) {
+      if (!want_int(val, 1, 1 << 30, &v)) return cli_usage_error("load", "--mem-limit wants MiB, not '%s'", val);
+      to.mem_limit = v << 20;
+    } else if (!strcmp(a, "--timeout")) {
+      char *end;
+      to.timeout_s = strtod(val, &end);
+      if (end == val || *end || !(to.timeout_s > 0)) return cli_usage_error("load", "--timeout wants seconds, not '%s'", val);
+    } else return cli_usage_error("load", "unknown option '%s'", a);
+  }
+  if (!to.model) to.model = "zoo:mobilenet_v2";
+  if ((find_max || sweep) && cfg.scenario != NNP_LOAD_SERVER)
+    return cli_usage_error("load", "--find-max-qps and --sweep are server-scenario searches");
+  if (find_max && cfg.bound_s <= 0) return cli_usage_error("load", "--find-max-qps needs --p99 T");
+  if (find_max && sweep) return cli_usage_error("load", "choose one of --find-max-qps and --sweep");
+  if (cfg.scenario == NNP_LOAD_SINGLE_STREAM && instances != 1)
+    return cli_usage_error("load", "single-stream has one query in flight: --instances 1");
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  nnp_load_target t;
+  if (nnp_load_target_open(&to, &t) != NNP_OK) return cli_fail(to.model);
+  static nnp_load_pool pool;
+  static nnp_load_result res;
+  memset(&res, 0, sizeof res);
+  res.cfg = cfg;
+  res.capacity_qps = res.max_qps = -1;
+  if (nnp_load_pool_start(&t.req, (int)instances, to.timeout_s, &pool) != NNP_OK) {
+    nnp_load_target_close(&t);
+    return cli_fail(to.model);
+  }
+  nnp_status st;
+  if (find_max) st = nnp_load_find_max_qps(&pool, &cfg, &res);
+  else if (sweep) st = nnp_load_sweep(&pool, &cfg, &res);
+  else st = nnp_load_measure(&pool, &cfg, cfg.qps, cfg.seed, "measure", &res);
+  char err[1024] = "";
+  if (st != NNP_OK) snprintf(err, sizeof err, "%s", nnp_last_error());
+  nnp_load_meta meta = {.command_line = command_line, .model = to.model, .backend = to.backend,
+                        .backend_version = pool.w[0].version, .options = to.options ? to.options : "",
+                        .note = pool.w[0].note, .instances = (int)instances, .threads = to.threads};
+  nnp_load_print_table(stdout, &meta, &res);
+  int rc = CLI_OK;
+  if (json && nnp_load_write_json(json, &meta, &res, &pool) != NNP_OK) rc = cli_fail(json);
+  nnp_load_pool_stop(&pool);
+  nnp_load_target_close(&t);
+  if (st != NNP_OK) {
+    fprintf(stderr, "nnperf: error: %s\n", err);
+    return CLI_FAIL;
+  }
+  return rc;
+}
