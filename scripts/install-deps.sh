@@ -11,12 +11,14 @@
 #   python3-torch, python3-torchvision, python3-onnx, python3-numpy, libopenblas-dev
 #                         export real torchvision models to ONNX and compute PyTorch's
 #                         reference outputs for the model tests (test-only)
+#   libjansson-dev        JSON reader: `nnperf bench --resume` reads the earlier result file
 #   python3-venv          the project's .venv for the Python framework workers
 #                         (scripts/install-python.sh fills it from PyPI)
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
           clang libclang-rt-14-dev
+          libjansson-dev
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv)
 
 missing=()
