@@ -6,7 +6,10 @@ import sys
 
 import numpy as np
 
-got, want, tol = np.load(sys.argv[1]), np.load(sys.argv[2]), float(sys.argv[3])
+# allow_pickle=False: an object array in a .npy would run code when loaded
+got = np.load(sys.argv[1], allow_pickle=False)
+want = np.load(sys.argv[2], allow_pickle=False)
+tol = float(sys.argv[3])
 if got.shape != want.shape:
     print(f"shape {got.shape} != expected {want.shape}")
     sys.exit(1)
