@@ -1,9 +1,13 @@
 /* bench --resume: reads back the rows of an earlier result JSON (see resume.h). */
 #include "bench/resume.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "nnperf/alloc.h"
 
@@ -150,9 +154,19 @@ static nnp_status read_row(const json_t *o, int index, nnp_bench_row *w, const c
 
 nnp_status nnp_resume_load(const char *path, nnp_bench_result *out) {
   memset(out, 0, sizeof *out);
+  /* O_NONBLOCK + a regular-file check first: json_load_file on a FIFO waits forever
+   * for a writer (found by tests/cli/test_hostile_inputs.sh), on /dev/zero reads forever. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return nnp_error(NNP_ERR_IO, "--resume: cannot open '%s': %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return nnp_error(NNP_ERR_IO, "--resume: '%s' is not a regular file", path);
+  }
   json_error_t err;
   /* JSON_REJECT_DUPLICATES: a hand-edited file with two "rows" must not be half-read. */
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
+  close(fd);
   if (!root)
     return nnp_error(NNP_ERR_FORMAT, "--resume %s: not a readable result JSON: %s (line %d)", path, err.text,
                      err.line);

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Hostile inputs through the command line: files that are not what they claim (FIFOs,
+# devices, symlink loops, folders, truncated and corrupt models, corrupt .npy and .pb
+# tensors, bad result JSON), bad values on the command line, garbage on the worker
+# protocol, and workers that crash, hang or run out of memory.
+#
+# Each case must end with its expected exit status, a single stderr line, and no crash
+# (no status >= 128, no sanitizer report). This script prints every case as
+#   case ID: exit N: <the stderr line, with this run's temporary folder written WORK>
+# and docs/hostile-inputs.md holds the exact line each case must print:
+# tests/docs/check_hostile_table.py runs this script and compares the two, so a changed
+# message fails there, and a case missing from the table fails there too.
+set -uo pipefail
+nnperf=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/nnp-hostile.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+py=/usr/bin/python3
+cd "$work" || exit 1
+
+# hcase ID STATUS -- command...: runs the command (60 s limit) from $work. The message
+# is the last stderr line; with MSG_FROM=stdout the last stdout line (the worker answers
+# on its protocol channel), with MSG_FROM=row the first row of row.json ("status: reason").
+hcase() {
+  local id=$1 want=$2
+  shift 3
+  rm -f "$work/row.json"
+  timeout -k 5 60 "$@" > "$work/out" 2> "$work/err" < /dev/null
+  local got=$?
+  local msg lines
+  case "${MSG_FROM:-stderr}" in
+    stdout) cp "$work/out" "$work/err" ;;
+    row) $py -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; print(r['status'] + ': ' + r['reason'])" \
+           "$work/row.json" > "$work/err" 2>&1 ;;
+  esac
+  [ "${MSG_FROM:-stderr}" = stdout ] && tail -n 1 "$work/out" > "$work/err"
+  lines=$(wc -l < "$work/err")
+  msg=$(tail -n 1 "$work/err" | sed "s|$work|WORK|g")
+  echo "case $id: exit $got: $msg"
+  if [ "$got" -ne "$want" ]; then bad "$id: exit $got, expected $want: $(head -c 400 "$work/err")"; return; fi
+  if [ "$lines" -ne 1 ]; then bad "$id: $lines stderr lines, expected 1: $(head -c 600 "$work/err")"; return; fi
+  if grep -qE "runtime error:|Sanitizer" "$work/err"; then bad "$id: sanitizer report"; return; fi
+  ok
+}
+
+"$nnperf" zoo tiny -o tiny.onnx > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
+size=$(stat -c %s tiny.onnx)
+
+# --- the model file itself -----------------------------------------------------------
+hcase model_missing 1 -- "$nnperf" run nope.onnx
+: > empty.onnx
+hcase model_empty 1 -- "$nnperf" run empty.onnx
+mkfifo fifo.onnx
+hcase model_fifo 1 -- "$nnperf" run fifo.onnx        # must not block waiting for a writer
+ln -s /dev/zero zero.onnx
+hcase model_symlink_dev_zero 1 -- "$nnperf" run zero.onnx   # endless data
+hcase model_dev_null 1 -- "$nnperf" run /dev/null
+ln -s loop_b loop_a
+ln -s loop_a loop_b
+hcase model_symlink_loop 1 -- "$nnperf" run loop_a
+ln -s nowhere.onnx dangling.onnx
+hcase model_dangling_symlink 1 -- "$nnperf" run dangling.onnx
+mkdir folder.onnx
+hcase model_is_folder 1 -- "$nnperf" run folder.onnx
+head -c 1 tiny.onnx > cut1.onnx
+hcase model_truncated_1_byte 1 -- "$nnperf" run cut1.onnx
+head -c $((size / 2)) tiny.onnx > cut_half.onnx
+hcase model_truncated_half 1 -- "$nnperf" run cut_half.onnx
+head -c $((size - 1)) tiny.onnx > cut_last.onnx
+hcase model_truncated_last_byte 1 -- "$nnperf" run cut_last.onnx
+$py -c "import random; random.seed(7); open('garbage.onnx','wb').write(bytes(random.randrange(256) for _ in range(4096)))"
+hcase model_random_bytes 1 -- "$nnperf" run garbage.onnx
+printf '{"not": "onnx"}' > json.onnx
+hcase model_is_json 1 -- "$nnperf" run json.onnx
+hcase zoo_unknown 1 -- "$nnperf" run zoo:nosuchnet
+
+# --- input tensors (.npy, .pb) -------------------------------------------------------
+npy() { # npy FILE PYTHON-EXPRESSION-FOR-BYTES
+  $py -c "import numpy as np, struct, sys; open(sys.argv[1], 'wb').write($2)" "$1"
+}
+hdr() { # a v1.0 .npy header for the dict literal $1, padded to 64 bytes
+  echo "(lambda h: b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h)) + h)(($1).ljust(63).encode() + b'\\n')"
+}
+npy npy_bad_magic.npy "b'NOTNUMPY' + bytes(100)"
+hcase npy_bad_magic 1 -- "$nnperf" run tiny.onnx --input input=npy_bad_magic.npy
+npy npy_trunc_header.npy "b'\\x93NUMPY\\x01\\x00\\x76\\x00{\\'descr\\''"
+hcase npy_truncated_header 1 -- "$nnperf" run tiny.onnx --input input=npy_trunc_header.npy
+npy npy_short_data.npy "$(hdr "\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }\"") + bytes(100)"
+hcase npy_short_data 1 -- "$nnperf" run tiny.onnx --input input=npy_short_data.npy
+npy npy_huge_shape.npy "$(hdr "\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 100000000000, 100000000000), }\"")"
+hcase npy_huge_shape 1 -- "$nnperf" run tiny.onnx --input input=npy_huge_shape.npy
+npy npy_negative_dim.npy "$(hdr "\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, -3, 32, 32), }\"")"
+hcase npy_negative_dim 1 -- "$nnperf" run tiny.onnx --input input=npy_negative_dim.npy
+npy npy_object.npy "$(hdr "\"{'descr': '|O', 'fortran_order': False, 'shape': (1,), }\"") + bytes(8)"
+hcase npy_object_dtype 1 -- "$nnperf" run tiny.onnx --input input=npy_object.npy
+npy npy_fortran.npy "$(hdr "\"{'descr': '<f4', 'fortran_order': True, 'shape': (1, 3, 32, 32), }\"") + bytes(4*3072)"
+hcase npy_fortran_order 1 -- "$nnperf" run tiny.onnx --input input=npy_fortran.npy
+npy npy_big_endian.npy "$(hdr "\"{'descr': '>f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }\"") + bytes(4*3072)"
+hcase npy_big_endian 1 -- "$nnperf" run tiny.onnx --input input=npy_big_endian.npy
+npy npy_rank9.npy "$(hdr "\"{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }\"") + bytes(4)"
+hcase npy_rank_9 1 -- "$nnperf" run tiny.onnx --input input=npy_rank9.npy
+npy npy_header_len.npy "b'\\x93NUMPY\\x01\\x00\\xff\\xff' + b'{' * 40"
+hcase npy_header_length_past_end 1 -- "$nnperf" run tiny.onnx --input input=npy_header_len.npy
+npy npy_not_dict.npy "$(hdr "\"[1, 2, 3]\"")"
+hcase npy_header_not_a_dict 1 -- "$nnperf" run tiny.onnx --input input=npy_not_dict.npy
+$py -c "import numpy as np; np.save('x_i64.npy', np.zeros((1, 3, 32, 32), np.int64))"
+hcase npy_wrong_dtype 1 -- "$nnperf" run tiny.onnx --input input=x_i64.npy
+$py -c "import numpy as np; np.save('x_4ch.npy', np.zeros((1, 4, 32, 32), np.float32))"
+hcase npy_wrong_shape 1 -- "$nnperf" run tiny.onnx --input input=x_4ch.npy
+hcase input_unknown_name 1 -- "$nnperf" run tiny.onnx --input nosuch=x_4ch.npy
+hcase input_file_missing 1 -- "$nnperf" run tiny.onnx --input input=nope.npy
+hcase input_is_fifo 1 -- "$nnperf" run tiny.onnx --input input=fifo.onnx
+printf '\x08\x01\x08\x03\x10\x01' > t_trunc.pb
+hcase pb_truncated 1 -- "$nnperf" run tiny.onnx --input input=t_trunc.pb
+head -c 64 /dev/zero | tr '\0' '\377' > t_garbage.pb
+hcase pb_garbage 1 -- "$nnperf" run tiny.onnx --input input=t_garbage.pb
+
+# --- command-line values ---------------------------------------------------------------
+hcase arg_batch_zero 2 -- "$nnperf" run tiny.onnx --batch 0
+hcase arg_batch_negative 2 -- "$nnperf" run tiny.onnx --batch -3
+hcase arg_batch_huge 2 -- "$nnperf" run tiny.onnx --batch 1000000000
+hcase arg_shape_garbage 2 -- "$nnperf" run tiny.onnx --shape input:1xAx3
+hcase arg_input_without_equals 2 -- "$nnperf" run tiny.onnx --input input
+: > a_file
+hcase output_dir_is_a_file 1 -- "$nnperf" run tiny.onnx --output-dir a_file
+hcase bench_threads_zero 2 -- "$nnperf" bench tiny.onnx --threads 0
+hcase bench_processes_too_many 2 -- "$nnperf" bench tiny.onnx --processes 99
+hcase bench_unknown_backend 2 -- "$nnperf" bench tiny.onnx --backends nosuch
+
+# --- the worker protocol (what a worker reads from its parent) ---------------------------
+proto() { # proto ID BYTES-EXPRESSION
+  $py -c "import sys; sys.stdout.buffer.write($2)" > "proto_$1.bin"
+  MSG_FROM=stdout hcase "protocol_$1" 2 -- sh -c "\"$nnperf\" __worker < proto_$1.bin"
+}
+proto empty "b''"
+proto garbage "b'GET / HTTP/1.1\\r\\n\\r\\n' * 4"
+proto huge_length "b'\\xff' * 64"
+proto zeros "bytes(4096)"
+
+# --- workers that misbehave (the fault backend) and result files -------------------------
+quick=(--warmup 2 --iterations 10 --min-time 0 --threads 1 --processes 1 --quiet)
+fault() { # fault ID MODE [bench options]: the row's status and reason
+  local id=$1 mode=$2
+  shift 2
+  MSG_FROM=row hcase "$id" 1 -- "$nnperf" bench tiny.onnx --backends fault --backend-options "fault:mode=$mode" \
+    "${quick[@]}" --json row.json "$@"
+}
+fault worker_segfault segv
+fault worker_abort abort
+fault worker_sigkill kill
+fault worker_exit_3 exit
+fault worker_error error
+fault worker_hang hang --timeout 2
+fault worker_memory_bomb bomb --mem-limit 256
+printf '{"rows": [' > r_trunc.json
+hcase resume_truncated_json 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume r_trunc.json
+echo '{"schema_version": 1, "rows": 3}' > r_shape.json
+hcase resume_not_a_result 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume r_shape.json
+echo '{"schema_version": 99}' > r_schema.json
+hcase resume_future_schema 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume r_schema.json
+hcase resume_fifo 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume fifo.onnx
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
