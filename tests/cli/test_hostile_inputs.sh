@@ -130,10 +130,25 @@ hcase bench_processes_too_many 2 -- "$nnperf" bench tiny.onnx --processes 99
 hcase bench_unknown_backend 2 -- "$nnperf" bench tiny.onnx --backends nosuch
 
 # --- the worker protocol (what a worker reads from its parent) ---------------------------
-proto() { # proto ID BYTES-EXPRESSION
+proto() { # proto ID BYTES-EXPRESSION [STATUS]
   $py -c "import sys; sys.stdout.buffer.write($2)" > "proto_$1.bin"
-  MSG_FROM=stdout hcase "protocol_$1" 2 -- sh -c "\"$nnperf\" __worker < proto_$1.bin"
+  MSG_FROM=stdout hcase "protocol_$1" "${3:-2}" -- sh -c "\"$nnperf\" __worker < proto_$1.bin"
 }
+spec() { # spec ID STATUS LINES...: a well-formed header, then LINES, then run
+  local id=$1 st=$2
+  shift 2
+  printf 'nnperf-spec 1\n' > "proto_$id.bin"
+  printf '%s\n' "$@" run >> "proto_$id.bin"
+  MSG_FROM=stdout hcase "protocol_$id" "$st" -- sh -c "\"$nnperf\" __worker < proto_$id.bin"
+}
+spec unknown_precision 2 "backend native" "model $work/tiny.onnx" "precision fp7"
+spec unknown_backend 1 "backend nosuch" "model $work/tiny.onnx"
+spec model_missing 1 "backend native" "model $work/nope.onnx"
+spec model_fifo 1 "backend native" "model $work/fifo.onnx"
+spec short_loop_line 2 "backend native" "model $work/tiny.onnx" "loop 1 2"
+spec tensor_size_lie 2 "backend native" "model $work/tiny.onnx" "tensor input 1 4 1 3 999999 999999 shape"
+spec dynamic_range_reversed 2 "backend native" "model $work/tiny.onnx" "dynamic 0 1x3x[40..24]x32 input"
+spec no_backend 2 "model $work/tiny.onnx"
 proto empty "b''"
 proto garbage "b'GET / HTTP/1.1\\r\\n\\r\\n' * 4"
 proto huge_length "b'\\xff' * 64"
