@@ -34,7 +34,7 @@ interrupt() {
   local sig=$1 json=$work/$1.json
   "$nnperf" bench "${args[@]}" --json "$json" > /dev/null 2> "$work/$sig.err" &
   local pid=$!
-  for _ in $(seq 100); do [ -s "$json" ] && break; sleep 0.1; done
+  for _ in $(seq 600); do [ -s "$json" ] && break; sleep 0.1; done # slow under ASan on a busy machine
   sleep 0.4
   kill -"$sig" $pid
   wait $pid
@@ -100,7 +100,7 @@ mismatch "processes" "measured by 3 processes, --processes is 2 now" "${args[@]}
 "$nnperf" bench "$work/tiny.onnx" --backends native,fault --backend-options fault:mode=hang --warmup 2 \
   --iterations 10 --min-time 0 --threads 1 --quiet --json "$work/h.json" > /dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -s "$work/h.json" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$work/h.json" ] && break; sleep 0.1; done
 worker=""
 for _ in $(seq 50); do worker=$(pgrep -P $pid | head -n 1); [ -n "$worker" ] && break; sleep 0.1; done
 kill -KILL $pid

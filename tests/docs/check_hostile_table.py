@@ -25,6 +25,7 @@ import sys
 UNIT_TESTS = ("test_hostile_models", "test_external_data")
 CLI_TEST = "test_hostile_inputs"
 MIN_ROWS = 40
+SKIPPED = "skipped"
 
 
 def run_unit(bin_dir, tests_dir, name):
@@ -59,6 +60,10 @@ def run_cli(tests_dir, nnperf):
         m = re.match(r"^case (\w+): exit (\d+): (.*)$", line)
         if m:
             cases.setdefault(m.group(1), []).append((int(m.group(2)), m.group(3)))
+        m = re.match(r"^skip (\w+): (.*)$", line)
+        if m:  # the case exists but cannot run in this build: its row is not compared
+            print(f"note: {CLI_TEST}:{m.group(1)} skipped, its row unchecked: {m.group(2)}")
+            cases[m.group(1)] = SKIPPED
     return cases
 
 
@@ -100,6 +105,8 @@ def check(rows, results):
         got = results[test].get(case)
         if got is None:
             errors.append(f"line {n}: {test}:{case} does not exist (no such case ran)")
+            continue
+        if got == SKIPPED:
             continue
         messages = [m for _, m in got]
         if message not in messages:
