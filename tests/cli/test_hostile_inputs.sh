@@ -76,6 +76,44 @@ printf '{"not": "onnx"}' > json.onnx
 hcase model_is_json 1 -- "$nnperf" run json.onnx
 hcase zoo_unknown 1 -- "$nnperf" run zoo:nosuchnet
 
+# --- graphs that load but must not compile or run (built with python3-onnx) -----------
+$py - <<'PY'
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+
+def save(name, node, inits=(), opset=13, n_out=1, x_type=T.FLOAT):
+    x = h.make_tensor_value_info("x", x_type, [2, 3])
+    xi = h.make_tensor_value_info("xi", T.INT64, [2, 3])
+    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ("y", "z")[:n_out]]
+    ins = [x, xi] if "xi" in node.input else [x]
+    inits = [nh.from_array(np.array(v, dt), k) for k, v, dt in inits]
+    m = h.make_model(h.make_graph([node], "g", ins, outs, inits), opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, name + ".onnx")
+
+i64 = np.int64
+save("g_dtype_mix", h.make_node("Add", ["x", "xi"], ["y"], name="add1"))
+save("g_gather_oob", h.make_node("Gather", ["x", "idx"], ["y"], name="g1", axis=0), [("idx", [5], i64)])
+save("g_reshape_count", h.make_node("Reshape", ["x", "s"], ["y"], name="r1"), [("s", [4, 4], i64)])
+save("g_conv_rank", h.make_node("Conv", ["x", "w"], ["y"], name="c1"), [("w", np.ones((1, 1, 3, 3)), np.float32)])
+save("g_transpose_perm", h.make_node("Transpose", ["x"], ["y"], name="t1", perm=[0, 0]))
+save("g_concat_axis", h.make_node("Concat", ["x", "x"], ["y"], name="cc", axis=5))
+save("g_matmul_k", h.make_node("MatMul", ["x", "x"], ["y"], name="mm"))
+save("g_split_sizes", h.make_node("Split", ["x", "sp"], ["y", "z"], name="sp1", axis=1), [("sp", [1, 5], i64)], n_out=2)
+save("g_slice_step_0", h.make_node("Slice", ["x", "st", "en", "ax", "stp"], ["y"], name="sl"),
+     [("st", [0], i64), ("en", [2], i64), ("ax", [0], i64), ("stp", [0], i64)])
+save("g_constant_of_shape_huge", h.make_node("ConstantOfShape", ["s"], ["y"], name="cos1"), [("s", [1 << 20] * 3, i64)])
+save("g_range_huge", h.make_node("Range", ["a", "b", "d"], ["y"], name="rg"),
+     [("a", 0, np.float32), ("b", 1e30, np.float32), ("d", 1e-30, np.float32)])
+save("g_opset_0", h.make_node("Relu", ["x"], ["y"], name="r"), opset=0)
+save("g_cast_to_string", h.make_node("Cast", ["x"], ["y"], name="c", to=8))
+PY
+for g in dtype_mix gather_oob reshape_count conv_rank transpose_perm concat_axis matmul_k split_sizes slice_step_0 \
+         constant_of_shape_huge range_huge opset_0 cast_to_string; do
+  hcase "graph_$g" 1 -- "$nnperf" run "g_$g.onnx" --quiet
+done
+
 # --- input tensors (.npy, .pb) -------------------------------------------------------
 npy() { # npy FILE PYTHON-EXPRESSION-FOR-BYTES
   $py -c "import numpy as np, struct, sys; open(sys.argv[1], 'wb').write($2)" "$1"
