@@ -72,20 +72,20 @@ static void read_accuracy(const json_t *o, nnp_accuracy *a) {
 /* One row; a message naming the row and field on error. */
 static nnp_status read_row(const json_t *o, int index, nnp_bench_row *w, const char *path) {
   memset(w, 0, sizeof *w);
-  if (!json_is_object(o)) return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d] is not an object", path, index);
+  if (!json_is_object(o)) return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d] is not an object", path, index);
   const char *backend = json_string_value(json_object_get(o, "backend"));
   const char *precision = json_string_value(json_object_get(o, "precision"));
   const char *status = json_string_value(json_object_get(o, "status"));
   const char *scenario = json_string_value(json_object_get(o, "scenario"));
   if (!backend || !scenario || !json_is_integer(json_object_get(o, "threads")) ||
       !json_is_integer(json_object_get(o, "batch")))
-    return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d] lacks its configuration (backend, threads, batch, scenario)",
+    return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d] lacks its configuration (backend, threads, batch, scenario)",
                      path, index);
   if (!nnp_precision_parse(precision ? precision : "", &w->precision))
-    return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d].precision '%s' is not a precision", path, index,
+    return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d].precision '%s' is not a precision", path, index,
                      precision ? precision : "(missing)");
   if (!status_parse(status, &w->status))
-    return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d].status '%s' is not a row status", path, index,
+    return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d].status '%s' is not a row status", path, index,
                      status ? status : "(missing)");
   str_into(o, "label", w->label, sizeof w->label);
   str_into(o, "backend", w->backend, sizeof w->backend);
@@ -120,20 +120,20 @@ static nnp_status read_row(const json_t *o, int index, nnp_bench_row *w, const c
   const json_t *samples = json_object_get(o, "samples_s");
   size_t n_proc = json_array_size(ps), n_samples = json_array_size(samples);
   if (n_proc > NNP_MAX_PROCESSES || n_samples > (size_t)1 << 30)
-    return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d] has %zu processes and %zu samples (limits %d and 2^30)", path,
+    return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d] has %zu processes and %zu samples (limits %d and 2^30)", path,
                      index, n_proc, n_samples, NNP_MAX_PROCESSES);
   int64_t sum = 0;
   for (size_t p = 0; p < n_proc; p++) {
     json_int_t c = json_integer_value(json_array_get(ps, p));
     if (c < 0 || c > (json_int_t)n_samples)
-      return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d].process_samples[%zu] = %lld is out of range", path, index, p,
+      return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d].process_samples[%zu] = %lld is out of range", path, index, p,
                        (long long)c);
     w->process_samples[p] = (int)c;
     sum += c;
   }
   w->n_processes = (int)n_proc;
   if (n_proc && sum != (int64_t)n_samples)
-    return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d].process_samples add up to %lld, but it has %zu samples", path,
+    return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d].process_samples add up to %lld, but it has %zu samples", path,
                      index, (long long)sum, n_samples);
   if (n_samples) {
     w->samples = nnp_malloc(sizeof(double) * n_samples);
@@ -143,7 +143,7 @@ static nnp_status read_row(const json_t *o, int index, nnp_bench_row *w, const c
       double x = json_number_value(v);
       if (!json_is_number(v) || !(x >= 0) || isinf(x)) {
         nnp_bench_row_free(w);
-        return nnp_error(NNP_ERR_FORMAT, "%s: rows[%d].samples_s[%zu] is not a time in seconds", path, index, i);
+        return nnp_error(NNP_ERR_FORMAT, "--resume %s: rows[%d].samples_s[%zu] is not a time in seconds", path, index, i);
       }
       w->samples[i] = x;
     }

@@ -225,6 +225,19 @@ hcase resume_not_a_result 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume 
 echo '{"schema_version": 99}' > r_schema.json
 hcase resume_future_schema 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume r_schema.json
 hcase resume_fifo 1 -- "$nnperf" bench tiny.onnx "${quick[@]}" --resume fifo.onnx
+"$nnperf" bench tiny.onnx --backends native "${quick[@]}" --json good.json > /dev/null 2>&1
+cp good.json good_copy.json
+hcase resume_other_seed 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --seed 9 --resume good_copy.json
+hcase resume_other_rows 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --batch 2 --resume good_copy.json
+cmp -s good.json good_copy.json && ok || bad "a refused --resume changed its file"
+$py -c "
+import json; d = json.load(open('good.json')); d['rows'][0]['samples_s'][0] = -1.0
+json.dump(d, open('r_negative.json', 'w'))"
+hcase resume_negative_sample 1 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --resume r_negative.json
+$py -c "
+import json; d = json.load(open('good.json')); d['rows'][0]['process_samples'] = [1000000]
+json.dump(d, open('r_counts.json', 'w'))"
+hcase resume_sample_counts_lie 1 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --resume r_counts.json
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
