@@ -19,7 +19,8 @@
 #                         validation sets (scripts/photo-sets.sh); no download at run time
 #   libxnnpack-dev, libpthreadpool-dev   the `xnnpack` backend (XNNPACK's subgraph C API and
 #                         the thread pool it runs on); without them it is built out
-#   libjansson-dev        reads result JSON back (nnperf report, compare, history export)
+#   libjansson-dev        reads result JSON back (nnperf report, compare, history export,
+#                         bench --resume)
 #   libsqlite3-dev        the run history database (nnperf history, compare by run id)
 #   chromium              test-only: renders the HTML report headless for the screenshot test
 #   python3-pil           test-only: checks the report screenshot is not blank (pixel variance);

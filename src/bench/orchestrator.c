@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -190,6 +191,7 @@ nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
     return nnp_error(NNP_ERR_IO, "cannot create pipes for the worker: %s", strerror(errno));
   signal(SIGPIPE, SIG_IGN); /* a worker that dies early must not kill the parent */
   p->t_spawn = nnp_now();
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -198,6 +200,11 @@ nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
   }
   if (pid == 0) {
     setpgid(0, 0);
+    /* A parent killed with SIGKILL cannot kill its worker group: the kernel does it, so a
+     * hung worker never outlives an interrupted sweep (and never competes with the
+     * --resume that follows). getppid() catches a parent that died before prctl. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     if (req->pin_cpus > 0) {
       cpu_set_t set;
       CPU_ZERO(&set);

@@ -10,6 +10,7 @@
 
 #include "bench/accuracy.h"
 #include "bench/orchestrator.h"
+#include "bench/resume.h"
 #include "bench/timing_loop.h"
 #include "cli/cli.h"
 #include "nnperf/alloc.h"
@@ -63,6 +64,9 @@ static const char bench_help[] =
     "  --baseline LABEL       row the 'vs' column is relative to (default: first ok row)\n"
     "  --allow-mixed          rank rows that differ in precision or threads (shown as columns)\n"
     "  --json FILE            full result with raw samples (rewritten after every row)\n"
+    "  --resume FILE          continue the interrupted run whose --json FILE this is: its finished\n"
+    "                         rows are kept, not re-run, the rest run; the options must be the same\n"
+    "                         (writes FILE again unless --json says otherwise)\n"
     "  --csv FILE             one line per row\n"
     "  --html FILE            the HTML report of the run (as nnperf report writes it)\n"
     "  --no-history           do not store the run in the history database (nnperf history)\n"
@@ -201,6 +205,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
   char *torch_model_arg = NULL; /* --torch-model: passed to the torch rows as model=... */
+  const char *resume_path = NULL;
   const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL, *dynamic_shape = NULL;
   long long mem_mib = 0, seed = 1, processes = 3;
   char *threads_arg = NULL;
@@ -246,7 +251,7 @@ int nnp_cmd_bench(int argc, char **argv) {
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
                                                 "--csv", "--baseline", "--shape", "--processes", "--history", "--html",
-                                                "--torch-model"};
+                                                "--torch-model", "--resume"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -277,6 +282,7 @@ int nnp_cmd_bench(int argc, char **argv) {
       if (!parse_int(argv[++i], 0, (1LL << 62), &seed)) return cli_usage_error("bench", "--seed wants an integer >= 0");
     } else if (!strcmp(a, "--json")) json_path = argv[++i];
     else if (!strcmp(a, "--csv")) csv_path = argv[++i];
+    else if (!strcmp(a, "--resume")) resume_path = argv[++i];
     else if (!strcmp(a, "--baseline")) baseline = argv[++i];
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else if (!strcmp(a, "--pin")) pin = 1;
@@ -389,6 +395,30 @@ int nnp_cmd_bench(int argc, char **argv) {
   snprintf(res.baseline, sizeof res.baseline, "%s", baseline);
   res.allow_mixed = allow_mixed;
   int total_rows = n_backends * n_prec * n_batch * n_threads;
+  /* --resume: the finished rows of the earlier run, checked against this configuration */
+  nnp_bench_result done;
+  memset(&done, 0, sizeof done);
+  int resume_error = 0;
+  if (resume_path) {
+    if (nnp_resume_load(resume_path, &done) != NNP_OK) {
+      nnp_graph_destroy(g);
+      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      return cli_fail(NULL);
+    }
+    nnp_status cs = nnp_resume_check_run(&done, &res, resume_path);
+    if (cs == NNP_OK && done.n_rows > total_rows)
+      cs = nnp_error(NNP_ERR_INVALID, "--resume %s: it has %d rows, this command makes %d: resume with the same options",
+                     resume_path, done.n_rows, total_rows);
+    if (cs != NNP_OK) {
+      fprintf(stderr, "nnperf bench: %s\n", nnp_last_error());
+      nnp_bench_result_free(&done);
+      nnp_graph_destroy(g);
+      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      return CLI_USAGE;
+    }
+    if (!json_path) json_path = resume_path;
+    res.noisy = done.noisy;
+  }
   res.rows = nnp_calloc((size_t)total_rows, sizeof *res.rows);
   res.cap_rows = total_rows;
 
@@ -403,7 +433,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   self[sl > 0 ? sl : 0] = 0;
   int rc = CLI_OK;
-  for (int bi = 0; bi < n_batch && !nnp_bench_interrupted; bi++) {
+  for (int bi = 0; bi < n_batch && !nnp_bench_interrupted && !resume_error; bi++) {
     /* inputs for this batch: seeded, identical for every backend */
     cli_model_opts bo = mo;
     bo.batch = batches[bi];
@@ -449,10 +479,10 @@ int nnp_cmd_bench(int argc, char **argv) {
       rc = cli_fail(mo.model);
       break;
     }
-    for (int ti = 0; ti < n_threads && !nnp_bench_interrupted; ti++)
-    for (int pi = 0; pi < n_prec && !nnp_bench_interrupted; pi++) {
+    for (int ti = 0; ti < n_threads && !nnp_bench_interrupted && !resume_error; ti++)
+    for (int pi = 0; pi < n_prec && !nnp_bench_interrupted && !resume_error; pi++) {
       long long threads = thread_counts[ti];
-      for (int k = 0; k < n_backends && !nnp_bench_interrupted; k++) {
+      for (int k = 0; k < n_backends && !nnp_bench_interrupted && !resume_error; k++) {
         nnp_bench_row *row = &res.rows[res.n_rows];
         const char *opts = "";
         char optbuf[512] = "";
@@ -492,7 +522,21 @@ int nnp_cmd_bench(int argc, char **argv) {
         snprintf(label, sizeof label, "%s", row->label);
         pc.label = label;
         progress(&pc, "start", 0, 0);
-        if (!available[k]) { /* recorded, never faked: the reason and the install hint */
+        int kept = res.n_rows < done.n_rows; /* finished in the run being resumed */
+        if (kept) {
+          nnp_bench_row *old = &done.rows[res.n_rows];
+          if (nnp_resume_check_row(old, row, res.n_rows, (int)processes, resume_path) != NNP_OK) {
+            fprintf(stderr, "nnperf bench: %s\n", nnp_last_error());
+            resume_error = 1;
+            break;
+          }
+          *row = *old;
+          memset(old, 0, sizeof *old);
+          /* rows still to run compare their outputs with the reference row's */
+          if (row->status == NNP_ROW_OK && !strcmp(row->backend, "native") && row->precision == NNP_FP32 &&
+              done.n_rows < total_rows && nnp_resume_fetch_outputs(&req, row) != NNP_OK)
+            fprintf(stderr, "nnperf bench: --resume: no reference outputs from %s: %s\n", row->label, nnp_last_error());
+        } else if (!available[k]) { /* recorded, never faked: the reason and the install hint */
           row->status = NNP_ROW_UNAVAILABLE;
           snprintf(row->reason, sizeof row->reason, "%s (install: %s)", unavailable_why[k], backends[k]->install_hint);
         } else if (nnp_run_row_processes(&req, processes, row, progress, &pc) != NNP_OK) {
@@ -500,6 +544,14 @@ int nnp_cmd_bench(int argc, char **argv) {
           nnp_row_init(&req, row);
           row->status = NNP_ROW_FAILED;
           snprintf(row->reason, sizeof row->reason, "%s", nnp_last_error());
+        }
+        /* A row cut short by Ctrl-C or SIGTERM is not a result: it is left out (not
+         * recorded as failed), so that --resume runs it again. */
+        if (!kept && nnp_bench_interrupted && available[k] &&
+            !(row->status == NNP_ROW_OK && row->n_processes == (int)processes)) {
+          nnp_bench_row_free(row);
+          memset(row, 0, sizeof *row);
+          break;
         }
         /* labels name rows (baseline, accuracy reference): keep them unique */
         int same = 0;
@@ -536,15 +588,15 @@ int nnp_cmd_bench(int argc, char **argv) {
           }
         }
         if (row->status != NNP_ROW_OK && row->status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
-        if (row->status == NNP_ROW_OK && row->stats.cv > 0.1) res.noisy = true;
-        double spread = process_spread(row);
+        if (!kept && row->status == NNP_ROW_OK && row->stats.cv > 0.1) res.noisy = true;
+        double spread = kept ? 0 : process_spread(row); /* a kept row has its note already */
         if (row->status == NNP_ROW_OK && spread > 0.05) { /* the processes disagree: say so */
           res.noisy = true;
           size_t nl = strlen(row->note);
           snprintf(row->note + nl, sizeof row->note - nl, "%sthe medians of its %d processes differ by %.0f%%",
                    nl ? "; " : "", row->n_processes, spread * 100);
         }
-        if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) {
+        if (json_path && !kept && nnp_report_write_json(&res, json_path) != NNP_OK) { /* kept: nothing new */
           cli_fail("--json");
           rc = CLI_FAIL;
         }
@@ -554,11 +606,12 @@ int nnp_cmd_bench(int argc, char **argv) {
   }
   if (pc.tty) fprintf(stderr, "\r\033[K");
   if (nnp_env_is_busy(&res.env)) res.noisy = true;
-  if (json_path && nnp_report_write_json(&res, json_path) != NNP_OK) rc = cli_fail("--json");
-  if (csv_path && nnp_report_write_csv(&res, csv_path) != NNP_OK) rc = cli_fail("--csv");
-  if (html_path && nnp_report_write_html(&res, html_path) != NNP_OK) rc = cli_fail("--html");
-  if (!quiet) nnp_report_table(stdout, &res);
-  if (!no_history && res.n_rows > 0) { /* every run goes to the history, unless asked not to */
+  /* a configuration that does not match --resume's file leaves that file as it was */
+  if (json_path && !resume_error && nnp_report_write_json(&res, json_path) != NNP_OK) rc = cli_fail("--json");
+  if (csv_path && !resume_error && nnp_report_write_csv(&res, csv_path) != NNP_OK) rc = cli_fail("--csv");
+  if (html_path && !resume_error && nnp_report_write_html(&res, html_path) != NNP_OK) rc = cli_fail("--html");
+  if (!quiet && !resume_error) nnp_report_table(stdout, &res);
+  if (!no_history && !resume_error && res.n_rows > 0) { /* every run goes to the history, unless asked not to */
     char hpath[1024];
     nnp_history *h = NULL;
     int64_t run_id = 0;
@@ -575,8 +628,11 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (nnp_bench_interrupted) {
     fprintf(stderr, "nnperf: interrupted: %d of %d rows finished%s%s\n", res.n_rows, total_rows,
             json_path ? ", saved to " : "", json_path ? json_path : "");
+    if (json_path) fprintf(stderr, "nnperf: continue with the same command and --resume %s\n", json_path);
     rc = 130;
   }
+  if (resume_error) rc = CLI_USAGE;
+  nnp_bench_result_free(&done);
   nnp_bench_result_free(&res);
   nnp_graph_destroy(g);
   if (tmpdir[0]) {

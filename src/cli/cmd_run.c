@@ -187,6 +187,14 @@ int nnp_cmd_run(int argc, char **argv) {
       rc = cli_fail(NULL);
       goto done;
     }
+    /* an existing non-folder would otherwise fail on a temporary file's name (with a
+     * pid in it): say what is wrong instead */
+    struct stat od;
+    if (stat(out_dir, &od) != 0 || !S_ISDIR(od.st_mode)) {
+      nnp_error(NNP_ERR_IO, "--output-dir '%s' is not a folder", out_dir);
+      rc = cli_fail(NULL);
+      goto done;
+    }
     for (int k = 0; k < nnp_plan_num_outputs(plan); k++) {
       char fname[256], path[4096];
       safe_file_name(nnp_plan_output_name(plan, k), fname, sizeof fname);

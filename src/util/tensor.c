@@ -157,6 +157,18 @@ int64_t nnp_tensor_get_i64(const nnp_tensor *t, int64_t i) {
   }
 }
 
+/* double -> int64 without undefined behaviour: NaN becomes 0, out-of-range values
+ * saturate. A double outside the target type's range is undefined behaviour in C (a
+ * hostile Pad value of -3 on a uint8 tensor reached it); narrowing from int64 is not
+ * (unsigned types wrap, signed ones wrap on every compiler nnperf supports), so integer
+ * stores go through this first. */
+static int64_t f64_to_i64_sat(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9.2e18) return INT64_MAX;
+  if (v <= -9.2e18) return INT64_MIN;
+  return (int64_t)v;
+}
+
 void nnp_tensor_set_f64(nnp_tensor *t, int64_t i, double v) {
   void *d = t->data;
   switch (t->dtype) {
@@ -164,15 +176,15 @@ void nnp_tensor_set_f64(nnp_tensor *t, int64_t i, double v) {
     case NNP_F64: ((double *)d)[i] = v; break;
     case NNP_F16: ((uint16_t *)d)[i] = nnp_f32_to_f16((float)v); break;
     case NNP_BF16: ((uint16_t *)d)[i] = nnp_f32_to_bf16((float)v); break;
-    case NNP_I8: ((int8_t *)d)[i] = (int8_t)v; break;
-    case NNP_U8: ((uint8_t *)d)[i] = (uint8_t)v; break;
+    case NNP_I8: ((int8_t *)d)[i] = (int8_t)f64_to_i64_sat(v); break;
+    case NNP_U8: ((uint8_t *)d)[i] = (uint8_t)f64_to_i64_sat(v); break;
     case NNP_BOOL: ((uint8_t *)d)[i] = v != 0; break;
-    case NNP_I16: ((int16_t *)d)[i] = (int16_t)v; break;
-    case NNP_U16: ((uint16_t *)d)[i] = (uint16_t)v; break;
-    case NNP_I32: ((int32_t *)d)[i] = (int32_t)v; break;
-    case NNP_U32: ((uint32_t *)d)[i] = (uint32_t)v; break;
-    case NNP_I64: ((int64_t *)d)[i] = (int64_t)v; break;
-    case NNP_U64: ((uint64_t *)d)[i] = (uint64_t)v; break;
+    case NNP_I16: ((int16_t *)d)[i] = (int16_t)f64_to_i64_sat(v); break;
+    case NNP_U16: ((uint16_t *)d)[i] = (uint16_t)f64_to_i64_sat(v); break;
+    case NNP_I32: ((int32_t *)d)[i] = (int32_t)f64_to_i64_sat(v); break;
+    case NNP_U32: ((uint32_t *)d)[i] = (uint32_t)f64_to_i64_sat(v); break;
+    case NNP_I64: ((int64_t *)d)[i] = f64_to_i64_sat(v); break;
+    case NNP_U64: ((uint64_t *)d)[i] = v >= 1.8e19 ? UINT64_MAX : (uint64_t)f64_to_i64_sat(v); break;
     default: break;
   }
 }

@@ -326,6 +326,8 @@ static int cases_run, cases_failed;
 
 __attribute__((unused)) static void run_case(const char *name, void (*fn)(void)) {
   cases_run++;
+  /* the case's name heads its messages (tests/docs/check_hostile_table.py reads them) */
+  if (getenv("NNP_TEST_VERBOSE")) printf("case %s\n", name);
   if (getenv("NNP_TEST_NOFORK")) {
     int before = test_checks_failed;
     fn();
