@@ -13,6 +13,7 @@ THREADS=${THREADS:-2}
 ITER=${ITER:-50}
 MIN_TIME=${MIN_TIME:-1}
 OUT_DIR=${OUT_DIR:-$(mktemp -d /tmp/nnperf-engine-vs-ort.XXXXXX)}
+mkdir -p "$OUT_DIR"
 [ -x "$NNPERF" ] || { echo "engine_vs_ort: $NNPERF is not an executable (build first: make)" >&2; exit 1; }
 
 backends=native,ort-cpu
