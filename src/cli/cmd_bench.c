@@ -21,6 +21,7 @@
 #include "nnperf/onnx.h"
 #include "nnperf/report.h"
 #include "nnperf/zoo.h"
+#include "zoo/zoo_file.h"
 
 #define DEFAULT_MODEL "zoo:mobilenet_v2"
 #define MAX_LIST 16
@@ -176,28 +177,6 @@ static int allowed_cpus(void) {
   if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
-}
-
-/* The model as a file the workers can open: zoo models are written to a temp folder. */
-static nnp_status materialise_model(const char *model, char *path, size_t n, char *tmpdir, size_t tn) {
-  tmpdir[0] = 0;
-  if (strncmp(model, "zoo:", 4)) {
-    snprintf(path, n, "%s", model);
-    return NNP_OK;
-  }
-  nnp_graph *g = NULL;
-  nnp_zoo_options zo;
-  nnp_zoo_options_default(&zo);
-  NNP_TRY(nnp_zoo_build(model + 4, &zo, &g));
-  snprintf(tmpdir, tn, "/tmp/nnperf-bench-XXXXXX");
-  if (!mkdtemp(tmpdir)) {
-    nnp_graph_destroy(g);
-    return nnp_error(NNP_ERR_IO, "cannot create a temporary folder: %s", strerror(errno));
-  }
-  snprintf(path, n, "%s/%s.onnx", tmpdir, model + 4);
-  nnp_status s = nnp_onnx_save(g, path);
-  nnp_graph_destroy(g);
-  return s;
 }
 
 int nnp_cmd_bench(int argc, char **argv) {
@@ -369,11 +348,11 @@ int nnp_cmd_bench(int argc, char **argv) {
 
   /* the model: loaded once here for its input signature; each worker loads it itself */
   char model_path[4096], tmpdir[256];
-  if (materialise_model(mo.model, model_path, sizeof model_path, tmpdir, sizeof tmpdir) != NNP_OK)
+  if (nnp_zoo_model_file(mo.model, "bench", model_path, sizeof model_path, tmpdir, sizeof tmpdir) != NNP_OK)
     return cli_fail(NULL);
   nnp_graph *g = NULL;
   if (nnp_onnx_load(model_path, NULL, &g) != NNP_OK) {
-    if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+    nnp_zoo_model_file_remove(model_path, tmpdir);
     return cli_fail(NULL);
   }
   if (g->n_inputs > NNP_PLAN_MAX_BINDINGS) {
@@ -402,7 +381,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (resume_path) {
     if (nnp_resume_load(resume_path, &done) != NNP_OK) {
       nnp_graph_destroy(g);
-      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      nnp_zoo_model_file_remove(model_path, tmpdir);
       return cli_fail(NULL);
     }
     nnp_status cs = nnp_resume_check_run(&done, &res, resume_path);
@@ -413,7 +392,7 @@ int nnp_cmd_bench(int argc, char **argv) {
       fprintf(stderr, "nnperf bench: %s\n", nnp_last_error());
       nnp_bench_result_free(&done);
       nnp_graph_destroy(g);
-      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      nnp_zoo_model_file_remove(model_path, tmpdir);
       return CLI_USAGE;
     }
     if (!json_path) json_path = resume_path;
@@ -635,9 +614,6 @@ int nnp_cmd_bench(int argc, char **argv) {
   nnp_bench_result_free(&done);
   nnp_bench_result_free(&res);
   nnp_graph_destroy(g);
-  if (tmpdir[0]) {
-    unlink(model_path);
-    rmdir(tmpdir);
-  }
+  nnp_zoo_model_file_remove(model_path, tmpdir);
   return rc;
 }
