@@ -21,6 +21,7 @@
 #include "nnperf/onnx.h"
 #include "nnperf/report.h"
 #include "nnperf/zoo.h"
+#include "util/writable.h"
 #include "zoo/zoo_file.h"
 
 #define DEFAULT_MODEL "zoo:mobilenet_v2"
@@ -278,6 +279,14 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (!mo.model) mo.model = DEFAULT_MODEL;
   if (strncmp(mo.model, "zoo:", 4) && access(mo.model, R_OK) != 0)
     return cli_usage_error("bench", "model '%s' not found or not readable: %s", mo.model, strerror(errno));
+  /* the result files are written after the last row: refuse a destination that cannot be
+   * written before measuring anything, not after the whole sweep */
+  const char *outputs[][2] = {{"--json", json_path}, {"--csv", csv_path}, {"--html", html_path}};
+  for (int k = 0; k < 3; k++)
+    if (outputs[k][1] && nnp_check_writable(outputs[k][1]) != NNP_OK) {
+      fprintf(stderr, "nnperf bench: %s: %s\n", outputs[k][0], nnp_last_error());
+      return CLI_USAGE;
+    }
   long long thread_counts[MAX_LIST] = {allowed_cpus()};
   int n_threads = 1;
   if (threads_arg) {
