@@ -21,7 +21,8 @@ extern "C" {
  * inferences are not in the JSON: rows come back with n_outputs 0. */
 nnp_status nnp_result_load_buffer(const char *data, size_t n, const char *name, nnp_bench_result *out);
 
-/* The same, from a file. */
+/* The same, from a file; anything but a regular file (a FIFO, a device) is refused
+ * before reading, so a FIFO does not block. */
 nnp_status nnp_result_load_file(const char *path, nnp_bench_result *out);
 
 #ifdef __cplusplus

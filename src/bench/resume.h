@@ -1,8 +1,8 @@
 /* bench --resume: the rows an interrupted sweep already finished, read back from its
  * result JSON (docs/result-schema.md), so that only the rest are run.
  *
- * The reader is deliberately minimal (libjansson, only what a row needs to be written
- * out again and shown in the table); a general result loader may replace it. */
+ * The file is read by nnp_result_load_file (nnperf/result_load.h), the same reader as
+ * report and compare use; this adds the checks a resumed run needs. */
 #ifndef NNP_BENCH_RESUME_H
 #define NNP_BENCH_RESUME_H
 

@@ -21,6 +21,8 @@
 #include "nnperf/onnx.h"
 #include "nnperf/report.h"
 #include "nnperf/zoo.h"
+#include "util/writable.h"
+#include "zoo/zoo_file.h"
 
 #define DEFAULT_MODEL "zoo:mobilenet_v2"
 #define MAX_LIST 16
@@ -178,28 +180,6 @@ static int allowed_cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
-/* The model as a file the workers can open: zoo models are written to a temp folder. */
-static nnp_status materialise_model(const char *model, char *path, size_t n, char *tmpdir, size_t tn) {
-  tmpdir[0] = 0;
-  if (strncmp(model, "zoo:", 4)) {
-    snprintf(path, n, "%s", model);
-    return NNP_OK;
-  }
-  nnp_graph *g = NULL;
-  nnp_zoo_options zo;
-  nnp_zoo_options_default(&zo);
-  NNP_TRY(nnp_zoo_build(model + 4, &zo, &g));
-  snprintf(tmpdir, tn, "/tmp/nnperf-bench-XXXXXX");
-  if (!mkdtemp(tmpdir)) {
-    nnp_graph_destroy(g);
-    return nnp_error(NNP_ERR_IO, "cannot create a temporary folder: %s", strerror(errno));
-  }
-  snprintf(path, n, "%s/%s.onnx", tmpdir, model + 4);
-  nnp_status s = nnp_onnx_save(g, path);
-  nnp_graph_destroy(g);
-  return s;
-}
-
 int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
@@ -299,6 +279,14 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (!mo.model) mo.model = DEFAULT_MODEL;
   if (strncmp(mo.model, "zoo:", 4) && access(mo.model, R_OK) != 0)
     return cli_usage_error("bench", "model '%s' not found or not readable: %s", mo.model, strerror(errno));
+  /* the result files are written after the last row: refuse a destination that cannot be
+   * written before measuring anything, not after the whole sweep */
+  const char *outputs[][2] = {{"--json", json_path}, {"--csv", csv_path}, {"--html", html_path}};
+  for (int k = 0; k < 3; k++)
+    if (outputs[k][1] && nnp_check_writable(outputs[k][1]) != NNP_OK) {
+      fprintf(stderr, "nnperf bench: %s: %s\n", outputs[k][0], nnp_last_error());
+      return CLI_USAGE;
+    }
   long long thread_counts[MAX_LIST] = {allowed_cpus()};
   int n_threads = 1;
   if (threads_arg) {
@@ -369,11 +357,11 @@ int nnp_cmd_bench(int argc, char **argv) {
 
   /* the model: loaded once here for its input signature; each worker loads it itself */
   char model_path[4096], tmpdir[256];
-  if (materialise_model(mo.model, model_path, sizeof model_path, tmpdir, sizeof tmpdir) != NNP_OK)
+  if (nnp_zoo_model_file(mo.model, "bench", model_path, sizeof model_path, tmpdir, sizeof tmpdir) != NNP_OK)
     return cli_fail(NULL);
   nnp_graph *g = NULL;
   if (nnp_onnx_load(model_path, NULL, &g) != NNP_OK) {
-    if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+    nnp_zoo_model_file_remove(model_path, tmpdir);
     return cli_fail(NULL);
   }
   if (g->n_inputs > NNP_PLAN_MAX_BINDINGS) {
@@ -402,7 +390,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (resume_path) {
     if (nnp_resume_load(resume_path, &done) != NNP_OK) {
       nnp_graph_destroy(g);
-      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      nnp_zoo_model_file_remove(model_path, tmpdir);
       return cli_fail(NULL);
     }
     nnp_status cs = nnp_resume_check_run(&done, &res, resume_path);
@@ -413,7 +401,7 @@ int nnp_cmd_bench(int argc, char **argv) {
       fprintf(stderr, "nnperf bench: %s\n", nnp_last_error());
       nnp_bench_result_free(&done);
       nnp_graph_destroy(g);
-      if (tmpdir[0]) unlink(model_path), rmdir(tmpdir);
+      nnp_zoo_model_file_remove(model_path, tmpdir);
       return CLI_USAGE;
     }
     if (!json_path) json_path = resume_path;
@@ -635,9 +623,6 @@ int nnp_cmd_bench(int argc, char **argv) {
   nnp_bench_result_free(&done);
   nnp_bench_result_free(&res);
   nnp_graph_destroy(g);
-  if (tmpdir[0]) {
-    unlink(model_path);
-    rmdir(tmpdir);
-  }
+  nnp_zoo_model_file_remove(model_path, tmpdir);
   return rc;
 }

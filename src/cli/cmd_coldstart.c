@@ -50,22 +50,13 @@ int nnp_cmd_coldstart(int argc, char **argv) {
     if (i + 1 >= argc) return cli_usage_error("coldstart", "%s needs a value", a);
     const char *val = argv[++i];
     char *end;
-    if (!strcmp(a, "--backend")) to.backend = val;
-    else if (!strcmp(a, "--backend-options")) to.options = val;
-    else if (!strcmp(a, "--json")) json = val;
+    int rc;
+    if (cli_load_target_option("coldstart", a, val, &to, &rc)) {
+      if (rc != CLI_OK) return rc;
+    } else if (!strcmp(a, "--json")) json = val;
     else if (!strcmp(a, "--runs")) {
       runs = strtoll(val, &end, 10);
       if (end == val || *end || runs < 1 || runs > 1000) return cli_usage_error("coldstart", "--runs wants 1..1000, not '%s'", val);
-    } else if (!strcmp(a, "--threads")) {
-      long long v = strtoll(val, &end, 10);
-      if (end == val || *end || v < 1 || v > 256) return cli_usage_error("coldstart", "--threads wants 1..256, not '%s'", val);
-      to.threads = (int)v;
-    } else if (!strcmp(a, "--seed")) {
-      to.seed = strtoull(val, &end, 10);
-      if (end == val || *end) return cli_usage_error("coldstart", "--seed wants an integer, not '%s'", val);
-    } else if (!strcmp(a, "--timeout")) {
-      to.timeout_s = strtod(val, &end);
-      if (end == val || *end || !(to.timeout_s > 0)) return cli_usage_error("coldstart", "--timeout wants seconds, not '%s'", val);
     } else return cli_usage_error("coldstart", "unknown option '%s'", a);
   }
   if (!to.model) to.model = "zoo:mobilenet_v2";

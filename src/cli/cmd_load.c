@@ -44,14 +44,6 @@ static void on_signal(int sig) {
   nnp_bench_interrupted = 1;
 }
 
-static int want_int(const char *v, long long lo, long long hi, long long *out) {
-  char *end;
-  long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) return 0;
-  *out = x;
-  return 1;
-}
-
 int nnp_cmd_load(int argc, char **argv) {
   char command_line[2048];
   cli_join_args(argc, argv, command_line, sizeof command_line);
@@ -77,53 +69,45 @@ int nnp_cmd_load(int argc, char **argv) {
     }
     if (i + 1 >= argc) return cli_usage_error("load", "%s needs a value", a);
     const char *val = argv[++i];
-    if (!strcmp(a, "--backend")) to.backend = val;
-    else if (!strcmp(a, "--backend-options")) to.options = val;
-    else if (!strcmp(a, "--scenario")) {
+    int rc;
+    if (cli_load_target_option("load", a, val, &to, &rc)) {
+      if (rc != CLI_OK) return rc;
+    } else if (!strcmp(a, "--scenario")) {
       if (!nnp_load_scenario_parse(val, &cfg.scenario))
         return cli_usage_error("load", "--scenario wants single-stream, multi-stream, server or offline, not '%s'", val);
     } else if (!strcmp(a, "--qps")) {
       char *end;
       cfg.qps = strtod(val, &end);
       if (end == val || *end || !(cfg.qps > 0) || cfg.qps > 1e6) return cli_usage_error("load", "--qps wants a rate > 0, not '%s'", val);
-    } else if (!strcmp(a, "--seed")) {
-      if (!want_int(val, 0, (1LL << 62), &v)) return cli_usage_error("load", "--seed wants an integer, not '%s'", val);
-      cfg.seed = to.seed = (uint64_t)v;
     } else if (!strcmp(a, "--instances")) {
-      if (!want_int(val, 1, NNP_LOAD_MAX_INSTANCES, &instances))
+      if (!cli_want_int(val, 1, NNP_LOAD_MAX_INSTANCES, &instances))
         return cli_usage_error("load", "--instances wants 1..%d, not '%s'", NNP_LOAD_MAX_INSTANCES, val);
-    } else if (!strcmp(a, "--threads")) {
-      if (!want_int(val, 1, 256, &v)) return cli_usage_error("load", "--threads wants 1..256, not '%s'", val);
-      to.threads = (int)v;
     } else if (!strcmp(a, "--duration")) {
       if (!cli_parse_duration(val, &cfg.duration_s)) return cli_usage_error("load", "--duration wants a time like 10s, not '%s'", val);
     } else if (!strcmp(a, "--queries")) {
-      if (!want_int(val, 1, 10000000, &v)) return cli_usage_error("load", "--queries wants 1..10000000, not '%s'", val);
+      if (!cli_want_int(val, 1, 10000000, &v)) return cli_usage_error("load", "--queries wants 1..10000000, not '%s'", val);
       cfg.max_queries = v;
     } else if (!strcmp(a, "--max-batch")) {
-      if (!want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--max-batch wants 1..4096, not '%s'", val);
+      if (!cli_want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--max-batch wants 1..4096, not '%s'", val);
       cfg.max_batch = (int)v;
     } else if (!strcmp(a, "--streams")) {
-      if (!want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--streams wants 1..4096, not '%s'", val);
+      if (!cli_want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--streams wants 1..4096, not '%s'", val);
       cfg.streams = (int)v;
     } else if (!strcmp(a, "--interval")) {
       if (!cli_parse_duration(val, &cfg.interval_s)) return cli_usage_error("load", "--interval wants a time like 50ms, not '%s'", val);
     } else if (!strcmp(a, "--p99")) {
       if (!cli_parse_duration(val, &cfg.bound_s)) return cli_usage_error("load", "--p99 wants a time like 10ms, not '%s'", val);
     } else if (!strcmp(a, "--confirm")) {
-      if (!want_int(val, 0, 20, &v)) return cli_usage_error("load", "--confirm wants 0..20, not '%s'", val);
+      if (!cli_want_int(val, 0, 20, &v)) return cli_usage_error("load", "--confirm wants 0..20, not '%s'", val);
       cfg.confirm = (int)v;
     } else if (!strcmp(a, "--json")) json = val;
     else if (!strcmp(a, "--mem-limit")) {
-      if (!want_int(val, 1, 1 << 30, &v)) return cli_usage_error("load", "--mem-limit wants MiB, not '%s'", val);
+      if (!cli_want_int(val, 1, 1 << 30, &v)) return cli_usage_error("load", "--mem-limit wants MiB, not '%s'", val);
       to.mem_limit = v << 20;
-    } else if (!strcmp(a, "--timeout")) {
-      char *end;
-      to.timeout_s = strtod(val, &end);
-      if (end == val || *end || !(to.timeout_s > 0)) return cli_usage_error("load", "--timeout wants seconds, not '%s'", val);
     } else return cli_usage_error("load", "unknown option '%s'", a);
   }
   if (!to.model) to.model = "zoo:mobilenet_v2";
+  cfg.seed = to.seed;
   if ((find_max || sweep) && cfg.scenario != NNP_LOAD_SERVER)
     return cli_usage_error("load", "--find-max-qps and --sweep are server-scenario searches");
   if (find_max && cfg.bound_s <= 0) return cli_usage_error("load", "--find-max-qps needs --p99 T");

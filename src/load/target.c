@@ -9,29 +9,13 @@
 #include "nnperf/backend.h"
 #include "nnperf/bench.h"
 #include "nnperf/onnx.h"
-#include "nnperf/zoo.h"
+#include "zoo/zoo_file.h"
 
 static nnp_status materialise(const char *model, nnp_load_target *t) {
-  t->tmpdir[0] = 0;
-  if (strncmp(model, "zoo:", 4)) {
-    if (access(model, R_OK) != 0) return nnp_error(NNP_ERR_IO, "cannot read model '%s': %s", model, strerror(errno));
-    snprintf(t->model_path, sizeof t->model_path, "%s", model);
-    return NNP_OK;
-  }
-  nnp_graph *g = NULL;
-  nnp_zoo_options zo;
-  nnp_zoo_options_default(&zo);
-  NNP_TRY(nnp_zoo_build(model + 4, &zo, &g));
-  snprintf(t->tmpdir, sizeof t->tmpdir, "/tmp/nnperf-load-XXXXXX");
-  if (!mkdtemp(t->tmpdir)) {
-    nnp_graph_destroy(g);
-    t->tmpdir[0] = 0;
-    return nnp_error(NNP_ERR_IO, "cannot create a temporary folder: %s", strerror(errno));
-  }
-  snprintf(t->model_path, sizeof t->model_path, "%s/%s.onnx", t->tmpdir, model + 4);
-  nnp_status s = nnp_onnx_save(g, t->model_path);
-  nnp_graph_destroy(g);
-  return s;
+  /* a plain path is checked here, so that a missing model fails before any worker starts */
+  if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0)
+    return nnp_error(NNP_ERR_IO, "cannot read model '%s': %s", model, strerror(errno));
+  return nnp_zoo_model_file(model, "load", t->model_path, sizeof t->model_path, t->tmpdir, sizeof t->tmpdir);
 }
 
 nnp_status nnp_load_target_open(const nnp_load_target_options *o, nnp_load_target *t) {
@@ -94,9 +78,5 @@ nnp_status nnp_load_target_open(const nnp_load_target_options *o, nnp_load_targe
 void nnp_load_target_close(nnp_load_target *t) {
   for (int i = 0; i < t->n_inputs; i++) nnp_tensor_free(&t->inputs[i]);
   t->n_inputs = 0;
-  if (t->tmpdir[0]) {
-    unlink(t->model_path);
-    rmdir(t->tmpdir);
-    t->tmpdir[0] = 0;
-  }
+  nnp_zoo_model_file_remove(t->model_path, t->tmpdir);
 }

@@ -8,6 +8,7 @@
 
 #include "nnperf/onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "util/regular_file.h" /* nnp_open_regular, nnp_read_file */
 
 /* protobuf-c allocations go through nnp_malloc so failure injection reaches them. */
 extern ProtobufCAllocator nnp_protobuf_allocator;
@@ -22,12 +23,5 @@ nnp_status nnp_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *b
  * before an unpack, ask after a NULL. */
 void nnp_protobuf_alloc_reset(void);
 int nnp_protobuf_alloc_failed(void);
-
-/* Opens path for reading without blocking on FIFOs, refusing anything that is not a
- * regular file (error in *err; *not_regular, if given, says which refusal it was). */
-FILE *nnp_open_regular(const char *path, nnp_status *err, int *not_regular);
-
-/* Reads a whole file into memory (nnp_malloc), refusing files over max_bytes. */
-nnp_status nnp_read_file(const char *path, size_t max_bytes, void **data, size_t *size);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nnperf/alloc.h"
+#include "ir/passes/pass_util.h" /* pass_uses, pass_remove_node */
 #include "ops/op.h"
 
 void nnp_qdq_act_params(float lo, float hi, float *scale, uint8_t *zero_point) {
@@ -212,27 +213,6 @@ static void drop_unused_initializers(nnp_graph *g) {
  * see between a DequantizeLinear and the next QuantizeLinear (an unfolded BN between
  * them blocks their QLinearConv fusion). */
 
-static int count_consumers(const nnp_graph *g, int v) {
-  int c = 0;
-  for (int i = 0; i < g->n_nodes; i++)
-    for (int k = 0; k < g->nodes[i].n_inputs; k++) c += g->nodes[i].inputs[k] == v;
-  for (int k = 0; k < g->n_outputs; k++) c += g->outputs[k] == v;
-  return c;
-}
-
-static void remove_node(nnp_graph *g, int i) {
-  nnp_node *n = &g->nodes[i];
-  nnp_free(n->name);
-  nnp_free(n->op_type);
-  nnp_free(n->domain);
-  nnp_free(n->inputs);
-  nnp_free(n->outputs);
-  for (int a = 0; a < n->n_attrs; a++) nnp_attr_clear(&n->attrs[a]);
-  nnp_free(n->attrs);
-  memmove(&g->nodes[i], &g->nodes[i + 1], sizeof *n * (size_t)(g->n_nodes - i - 1));
-  g->n_nodes--;
-}
-
 static const float *f32_init_vec(const nnp_graph *g, int v, int64_t n) {
   if (v < 0 || v >= g->n_values) return NULL;
   const nnp_value *val = &g->values[v];
@@ -250,7 +230,7 @@ nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded) {
         bn->n_outputs < 1 || nnp_attr_int(bn, "training_mode", 0) != 0)
       continue;
     int y = bn->inputs[0];
-    if (y < 0 || g->values[y].producer < 0 || count_consumers(g, y) != 1) continue;
+    if (y < 0 || g->values[y].producer < 0 || pass_uses(g, y) != 1) continue;
     int ci = g->values[y].producer;
     nnp_node *cv = &g->nodes[ci];
     if (strcmp(cv->op_type, "Conv") || (cv->domain && cv->domain[0]) || cv->n_inputs < 2 || cv->n_outputs != 1)
@@ -297,7 +277,7 @@ nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded) {
     cv->outputs[0] = bn->outputs[0];
     g->values[y].dtype = NNP_UNDEFINED; /* orphaned: no value_info for it */
     g->values[y].rank = -1;
-    remove_node(g, bi);
+    pass_remove_node(g, bi);
     (*folded)++;
     /* node indices moved: producers and order are recomputed before the next search */
     NNP_TRY(nnp_graph_toposort(g));

@@ -11,6 +11,7 @@
 
 #include "nnperf/alloc.h"
 #include "nnperf/result_load.h"
+#include "util/regular_file.h"
 
 /* The place being read, for error messages: "name: rows[3].stats.p50". */
 typedef struct reader {
@@ -292,6 +293,7 @@ static nnp_status read_document(reader *rd, json_t *root, nnp_bench_result *r) {
                      NNP_RESULT_SCHEMA_VERSION);
   char tool[32] = "";
   NNP_TRY(get_str(rd, root, "tool", tool, sizeof tool));
+  if (!tool[0]) return bad(rd, "tool", "missing: not an nnperf result");
   if (strcmp(tool, "nnperf")) return bad(rd, "tool", "'%s', expected \"nnperf\"", tool);
   NNP_TRY(get_str(rd, root, "nnperf_version", r->nnperf_version, sizeof r->nnperf_version));
   NNP_TRY(get_str(rd, root, "command_line", r->command_line, sizeof r->command_line));
@@ -351,35 +353,18 @@ nnp_status nnp_result_load_buffer(const char *data, size_t n, const char *name, 
   return s;
 }
 
+/* Results are a few MB; 2 GiB is far past any real one and still fits json_loadb. */
+#define NNP_RESULT_MAX_BYTES ((size_t)1 << 31)
+
 nnp_status nnp_result_load_file(const char *path, nnp_bench_result *out) {
   if (out) memset(out, 0, sizeof *out);
   if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "result_load: empty path");
-  FILE *f = fopen(path, "rb");
-  if (!f) return nnp_error(NNP_ERR_IO, "cannot open result '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  char *buf = nnp_malloc(cap);
-  nnp_status s = NNP_OK;
-  while (buf) {
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (len < cap) break;
-    if (cap > ((size_t)1 << 31)) {
-      s = nnp_error(NNP_ERR_LIMIT, "result '%s' is larger than 2 GiB", path);
-      break;
-    }
-    char *nb = nnp_realloc(buf, cap * 2);
-    if (!nb) {
-      s = nnp_error(NNP_ERR_NOMEM, "out of memory reading '%s'", path);
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  int read_err = ferror(f);
-  fclose(f);
-  if (s == NNP_OK && !buf) s = nnp_error(NNP_ERR_NOMEM, "out of memory reading '%s'", path);
-  if (s == NNP_OK && read_err) s = nnp_error(NNP_ERR_IO, "cannot read result '%s'", path);
-  if (s == NNP_OK) s = nnp_result_load_buffer(buf, len, path, out);
+  /* nnp_read_file refuses FIFOs and devices before reading: report, compare and
+   * bench --resume on a FIFO would otherwise wait forever for a writer. */
+  void *buf = NULL;
+  size_t len = 0;
+  NNP_TRY(nnp_read_file(path, NNP_RESULT_MAX_BYTES, &buf, &len));
+  nnp_status s = nnp_result_load_buffer(buf ? buf : "", len, path, out);
   nnp_free(buf);
   return s;
 }

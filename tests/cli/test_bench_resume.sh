@@ -114,12 +114,12 @@ if [ -n "$worker" ] && [ $gone -eq 1 ]; then ok "SIGKILL of the parent ends its 
 echo '{"schema_version": 1, "rows": 3}' > "$work/bad.json"
 "$nnperf" bench "${args[@]}" --resume "$work/bad.json" > /dev/null 2> "$work/bad.err"
 rc=$?
-[ $rc -eq 1 ] && grep -q "not an nnperf bench result" "$work/bad.err" && ok "not a result: exit 1, says so" ||
+[ $rc -eq 1 ] && grep -q "not an nnperf result" "$work/bad.err" && ok "not a result: exit 1, says so" ||
   bad "not a result: exit $rc: $(cat "$work/bad.err")"
 printf '{"rows": [' > "$work/trunc.json"
 "$nnperf" bench "${args[@]}" --resume "$work/trunc.json" > /dev/null 2> "$work/trunc.err"
 rc=$?
-[ $rc -eq 1 ] && grep -q "not a readable result JSON" "$work/trunc.err" && ok "truncated JSON: exit 1, says so" ||
+[ $rc -eq 1 ] && grep -q "not valid JSON" "$work/trunc.err" && ok "truncated JSON: exit 1, says so" ||
   bad "truncated JSON: exit $rc: $(cat "$work/trunc.err")"
 
 echo "$passed passed, $failed failed"

@@ -230,6 +230,9 @@ cp good.json good_copy.json
 hcase resume_other_seed 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --seed 9 --resume good_copy.json
 hcase resume_other_rows 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --batch 2 --resume good_copy.json
 cmp -s good.json good_copy.json && ok || bad "a refused --resume changed its file"
+# report and compare read results with the same loader: a FIFO must not block them either
+hcase report_fifo 1 -- "$nnperf" report fifo.onnx -o fifo_report.html
+hcase compare_fifo 1 -- "$nnperf" compare good.json fifo.onnx
 $py -c "
 import json; d = json.load(open('good.json')); d['rows'][0]['samples_s'][0] = -1.0
 json.dump(d, open('r_negative.json', 'w'))"
@@ -238,6 +241,11 @@ $py -c "
 import json; d = json.load(open('good.json')); d['rows'][0]['process_samples'] = [1000000]
 json.dump(d, open('r_counts.json', 'w'))"
 hcase resume_sample_counts_lie 1 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --resume r_counts.json
+# result destinations are checked before the first row, not after the last
+hcase bench_json_folder_missing 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --json nodir/x.json
+hcase bench_csv_folder_unwritable 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --csv /proc/x.csv
+hcase bench_html_is_a_folder 2 -- "$nnperf" bench tiny.onnx --backends native "${quick[@]}" --html folder.onnx
+[ ! -e nodir ] && ok || bad "a refused --json destination created its folder"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
