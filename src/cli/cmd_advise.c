@@ -90,6 +90,7 @@ typedef struct advise_ctx {
   double max_time;
   const char *calib;
   int quiet;
+  int noisy;              /* a step's bench run found the machine busy or the rows noisy */
   char static_dims[128];
   candidate cand[MAX_CANDIDATES];
   int n_cand;
@@ -320,6 +321,7 @@ static int bench_step(advise_ctx *c, int step, const char *backends, const char 
     nnp_bench_result_free(&res);
     return -1;
   }
+  if (res.noisy) c->noisy = 1;
   int met = -1;
   for (int j = 0; j < n_judge; j++) {
     const nnp_bench_row *row = find_row(&res, judge[j], p);
@@ -404,7 +406,11 @@ static void print_table(const advise_ctx *c, int rec, int best) {
     if (!any) printf("%-4d %-15s %s\n", st, si->name, si->note);
   }
   printf("\nP99 from a short run is indicative (fewer than 1000 samples); memory is the worker process's peak\n"
-         "RSS (a Python worker's includes the interpreter and framework).\n\n");
+         "RSS (a Python worker's includes the interpreter and framework).\n");
+  if (c->noisy)
+    printf("NOISY: bench found the machine busy or rows with a high spread in some step; the ranking may\n"
+           "be noise: rerun on a quiet machine.\n");
+  printf("\n");
   if (rec >= 0) {
     const candidate *k = &c->cand[rec];
     printf("recommendation: %s (step %d, %s): P99 %.3f ms, max rel error %.3g\n", k->label, k->step,
@@ -436,6 +442,7 @@ static int write_json(const advise_ctx *c, int rec, int best, const char *path) 
   json_object_set_new(t, "batch", json_integer(c->batch));
   json_object_set_new(t, "threads", c->threads > 0 ? json_integer(c->threads) : json_null());
   json_object_set_new(root, "targets", t);
+  json_object_set_new(root, "noisy", json_boolean(c->noisy));
   json_t *steps = json_array();
   for (int st = 1; st <= N_STEPS; st++) {
     const step_info *si = &c->steps[st - 1];

@@ -82,7 +82,41 @@ rc=$?
 grep -q '^reproduce: nnperf quantize zoo:tiny --calib CALIB_DIR -o model-int8.onnx && nnperf bench' "$work/acc2.txt" \
   && ok "INT8 reproduce command quantizes first" || bad "INT8 reproduce command"
 
-# 4. bad command lines: exit 2, one line
+# 4. bench --int8-model (what step 5 runs): the int8 rows run the QDQ file, are labelled int8,
+#    and are compared with the fp32 model's native row, not with a QDQ row
+"$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || bad "zoo tiny"
+mkdir -p "$work/calib"
+$py - "$work/calib" <<'PY'
+import struct, sys, random
+random.seed(5)
+hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }"
+hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+for k in range(4):
+    vals = [random.uniform(-1, 1) for _ in range(3 * 32 * 32)]
+    with open(f"{sys.argv[1]}/c{k}.npy", "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + struct.pack(f"<{len(vals)}f", *vals))
+PY
+"$nnperf" quantize "$work/tiny.onnx" --calib "$work/calib" -o "$work/q.onnx" > /dev/null 2> "$work/q.err" \
+  || { bad "quantize for --int8-model"; cat "$work/q.err"; }
+"$nnperf" bench "$work/tiny.onnx" --backends native,ort-cpu --precision fp32,int8 --int8-model "$work/q.onnx" \
+  --iterations 10 --min-time 0 --warmup 1 --processes 1 --no-history --quiet --json "$work/b.json" 2> "$work/b.err"
+rc=$?
+[ $rc -eq 0 ] || { bad "bench --int8-model exit $rc"; cat "$work/b.err"; }
+$py - "$work/b.json" <<'PY' && ok "bench --int8-model: int8 rows vs the fp32 native reference" || bad "bench --int8-model JSON"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+labels = [r["label"] for r in rows]
+assert labels == ["native fp32 t%d b1" % rows[0]["threads"], "ort-cpu fp32 t%d b1" % rows[0]["threads"],
+                  "native int8 t%d b1" % rows[0]["threads"], "ort-cpu int8 t%d b1" % rows[0]["threads"]], labels
+for r in rows[2:]:
+    assert r["status"] == "ok" and r["precision"] == "int8", r
+    acc = r["accuracy"]
+    assert acc["reference"] == labels[0] and 0 < acc["max_rel"] < 0.5, acc
+PY
+"$nnperf" bench "$work/tiny.onnx" --precision int8 --int8-model "$work/nope.onnx" > /dev/null 2>&1
+[ $? -eq 2 ] && ok "bench --int8-model missing file exits 2" || bad "bench --int8-model missing file"
+
+# 5. bad command lines: exit 2, one line
 expect2() {
   local what=$1; shift
   "$nnperf" advise "$@" > /dev/null 2> "$work/err"
