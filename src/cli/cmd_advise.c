@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/orchestrator.h"
 #include "cli/cli.h"
 #include "nnperf/backend.h"
 #include "nnperf/bench.h"
@@ -322,6 +323,7 @@ static int bench_step(advise_ctx *c, int step, const char *backends, const char 
     return -1;
   }
   if (res.noisy) c->noisy = 1;
+  if (nnp_bench_interrupted) appendf(si->note, sizeof si->note, " (interrupted after %d rows)", res.n_rows);
   int met = -1;
   for (int j = 0; j < n_judge; j++) {
     const nnp_bench_row *row = find_row(&res, judge[j], p);
@@ -528,17 +530,17 @@ static int advise_flow(advise_ctx *c, const int *want) {
       met = bench_step(c, 1, "native", x, 1, j, 1, NNP_FP32, "--no-passes");
     }
   }
-  if (met >= 0) return met;
+  if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[1]) {
     const char *j[] = {"ort-cpu"};
     met = bench_step(c, 2, "native,ort-cpu", NULL, 0, j, 1, NNP_FP32, "");
   }
-  if (met >= 0) return met;
+  if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[2]) { /* unavailable ones become rows with the reason: listed as skipped */
     const char *j[] = {"tensorrt", "ort-trt", "openvino", "xnnpack", "native"};
     met = bench_step(c, 3, "native,tensorrt,ort-trt,openvino,xnnpack", NULL, 0, j, 5, NNP_FP32, "");
   }
-  if (met >= 0) return met;
+  if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[3]) {
     int b = best_accurate(c);
     const char *backend = b >= 0 ? c->cand[b].backend : "native";
@@ -550,7 +552,7 @@ static int advise_flow(advise_ctx *c, const int *want) {
     snprintf(extra, sizeof extra, "--shape %s", shape);
     met = bench_step(c, 4, backends, x, 2, j, 1, NNP_FP32, extra);
   }
-  if (met >= 0) return met;
+  if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[4]) {
     step_info *si = &c->steps[4];
     char calib[400], qpath[400];
@@ -671,8 +673,15 @@ int nnp_cmd_advise(int argc, char **argv) {
   if (best < 0) /* nothing accurate: the fastest ok row, so the reader sees how far off it is */
     for (int i = 0; i < c->n_cand; i++)
       if (!strcmp(c->cand[i].status, "ok") && (best < 0 || c->cand[i].p99_s < c->cand[best].p99_s)) best = i;
+  if (nnp_bench_interrupted) /* Ctrl-C: what was measured is shown, the search is not complete */
+    for (int st = 0; st < N_STEPS; st++)
+      if (want[st] && !c->steps[st].ran) snprintf(c->steps[st].note, sizeof c->steps[st].note, "not run: interrupted");
   print_table(c, rec, best);
   int rc = rec >= 0 ? CLI_OK : CLI_FAIL;
+  if (nnp_bench_interrupted) {
+    fprintf(stderr, "nnperf advise: interrupted: the steps marked 'not run: interrupted' did not run\n");
+    rc = 130;
+  }
   if (json_path && !write_json(c, rec, best, json_path)) rc = cli_fail("--json");
   remove_tmpdir(c);
   return rc;
