@@ -48,6 +48,9 @@ static const char bench_help[] =
     "  --backend-options B:K=V,...  options passed to backend B\n"
     "  --torch-model MODULE:FACTORY  the PyTorch rows run the nn.Module FACTORY() returns\n"
     "                         (MODULE: an importable name or a .py file) instead of the ONNX model\n"
+    "  --int8-model FILE      the --precision int8 rows run FILE (an INT8 QDQ export of MODEL, e.g.\n"
+    "                         from nnperf quantize) as given; accuracy is still against native fp32\n"
+    "                         on MODEL\n"
     "%s"
     "\nhow to measure:\n"
     "  --warmup N             minimum warm-up iterations (default 20; ends when stable, max 200\n"
@@ -185,6 +188,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
   char *torch_model_arg = NULL; /* --torch-model: passed to the torch rows as model=... */
+  const char *int8_model = NULL; /* --int8-model: the file the int8 rows run (nnperf advise's INT8 step) */
   const char *resume_path = NULL;
   const char *json_path = NULL, *csv_path = NULL, *baseline = "", *static_shape = NULL, *dynamic_shape = NULL;
   long long mem_mib = 0, seed = 1, processes = 3;
@@ -231,7 +235,7 @@ int nnp_cmd_bench(int argc, char **argv) {
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
                                                 "--csv", "--baseline", "--shape", "--processes", "--history", "--html",
-                                                "--torch-model", "--resume"};
+                                                "--torch-model", "--resume", "--int8-model"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -239,6 +243,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     else if (!strcmp(a, "--precision")) precision_arg = argv[++i];
     else if (!strcmp(a, "--backend-options")) options_arg = argv[++i];
     else if (!strcmp(a, "--torch-model")) torch_model_arg = argv[++i];
+    else if (!strcmp(a, "--int8-model")) int8_model = argv[++i];
     else if (!strcmp(a, "--threads")) threads_arg = argv[++i];
     else if (!strcmp(a, "--warmup")) {
       if (!parse_int(argv[++i], 0, 1000000, &x)) return cli_usage_error("bench", "--warmup wants a count >= 0");
@@ -287,6 +292,8 @@ int nnp_cmd_bench(int argc, char **argv) {
       fprintf(stderr, "nnperf bench: %s: %s\n", outputs[k][0], nnp_last_error());
       return CLI_USAGE;
     }
+  if (int8_model && access(int8_model, R_OK) != 0)
+    return cli_usage_error("bench", "--int8-model '%s' not found or not readable: %s", int8_model, strerror(errno));
   long long thread_counts[MAX_LIST] = {allowed_cpus()};
   int n_threads = 1;
   if (threads_arg) {
@@ -499,6 +506,13 @@ int nnp_cmd_bench(int argc, char **argv) {
                                .input_names = names, .dyn_input = dynamic_shape ? 0 : -1,
                                .dyn_dims = dyn_dims, .loop = loop, .seed = (uint64_t)seed, .timeout_s = timeout_s,
                                .mem_limit = mem_mib << 20, .pin_cpus = pin ? (int)threads : 0};
+        /* --int8-model: the worker runs the QDQ file as given (fp32 I/O, int8 inside); the
+         * row is recorded as int8 so that it is never the reference and gets int8's tolerance */
+        int int8_row = int8_model && precisions[pi] == NNP_INT8;
+        if (int8_row) {
+          req.model_path = int8_model;
+          req.precision = NNP_FP32;
+        }
         const char *ext_argv[] = {nnp_external_python_for(backends[k]), "-m", "nnperf_worker", NULL};
         if (backends[k]->kind == NNP_BACKEND_EXTERNAL) {
           req.external_argv = ext_argv;
@@ -532,6 +546,12 @@ int nnp_cmd_bench(int argc, char **argv) {
           nnp_row_init(&req, row);
           row->status = NNP_ROW_FAILED;
           snprintf(row->reason, sizeof row->reason, "%s", nnp_last_error());
+        }
+        if (int8_row) {
+          row->precision = NNP_INT8;
+          snprintf(row->label, sizeof row->label, "%s int8 t%d b%lld", row->backend, row->threads,
+                   (long long)row->batch);
+          snprintf(label, sizeof label, "%s", row->label);
         }
         /* A row cut short by Ctrl-C or SIGTERM is not a result: it is left out (not
          * recorded as failed), so that --resume runs it again. */
