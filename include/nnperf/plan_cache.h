@@ -61,6 +61,7 @@ typedef struct nnp_cached_plan {
   size_t map_len;
   nnp_plan_cache_outcome outcome;
   char path[4200];    /* the cache file ("" when off) */
+  char reason[256];   /* REBUILT: why the file was not trusted */
 } nnp_cached_plan;
 
 /* Compiles model_path under opt through the cache in dir (NULL or "": no cache). A valid

@@ -143,9 +143,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
     rep->compile_s = now_s() - t1;
   }
   rep->threads_used = nnp_plan_threads(s->plan);
-  static const char *const outcome[] = {"off", "hit", "miss (written)", "corrupt or stale (rebuilt)"};
-  snprintf(rep->note, sizeof rep->note, "kernels: %s%s%s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference",
-           s->cache_dir[0] ? "; plan cache: " : "", s->cache_dir[0] ? outcome[s->loaded.outcome] : "");
+  static const char *const outcome[] = {"off", "hit", "miss (written)", "rebuilt, the file was corrupt or stale: "};
+  snprintf(rep->note, sizeof rep->note, "kernels: %s%s%s%.120s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference",
+           s->cache_dir[0] ? "; plan cache: " : "", s->cache_dir[0] ? outcome[s->loaded.outcome] : "",
+           s->loaded.outcome == NNP_PLAN_CACHE_REBUILT ? s->loaded.reason : "");
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);
     snprintf(rep->note + nl, sizeof rep->note - nl, "; test-only delay of %g%% injected", s->delay_pct);

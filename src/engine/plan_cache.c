@@ -735,10 +735,10 @@ nnp_status nnp_plan_cache_compile(const char *dir, const char *model_path, const
       out->map = NULL;
     }
     munmap(map, len);
-    fprintf(stderr, "nnperf: plan cache %s is corrupt (%s); rebuilding\n", out->path, nnp_last_error());
-    out->outcome = NNP_PLAN_CACHE_REBUILT;
-  } else if (s != NNP_ERR_IO) {
-    fprintf(stderr, "nnperf: plan cache %s is corrupt (%s); rebuilding\n", out->path, nnp_last_error());
+  }
+  if (s != NNP_OK && (s != NNP_ERR_IO || map)) {
+    snprintf(out->reason, sizeof out->reason, "%s", nnp_last_error());
+    fprintf(stderr, "nnperf: plan cache %s is corrupt (%s); rebuilding\n", out->path, out->reason);
     out->outcome = NNP_PLAN_CACHE_REBUILT;
   }
   NNP_TRY(compile_from_model(model_path, opt, out));
