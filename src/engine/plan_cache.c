@@ -687,7 +687,9 @@ static nnp_status map_file(const char *path, void **map, size_t *len) {
     close(fd);
     return nnp_error(NNP_ERR_FORMAT, "empty file");
   }
-  void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  /* MAP_POPULATE: the checksum reads every page right away anyway; one populate call
+   * is cheaper than a page fault per 4 KiB */
+  void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   close(fd);
   if (m == MAP_FAILED) return nnp_error(NNP_ERR_IO, "cannot map %s: %s", path, strerror(errno));
   *map = m;
