@@ -4,7 +4,8 @@
  *   --backends fault --backend-options fault:mode=segv,after=5
  * modes: segv, abort, kill (SIGKILL itself), hang, bomb (allocate until failure),
  *        error (return an error), exit (exit(3) without a result),
- *        none (no fault: with sleep_ms, a backend of known, fixed service time);
+ *        none (no fault: with sleep_ms, a backend of known, fixed service time),
+ *        load_error (load fails: how the session API's fallback is tested);
  *   after: default 3; sleep_ms: sleep this long before every inference (load tests need a
  *   service time that does not depend on the machine, so queueing theory is checkable). */
 #include <signal.h>
@@ -35,11 +36,15 @@ static nnp_status fault_load(const nnp_backend_config *cfg, void **state, nnp_lo
   s->after = 3;
   const char *o = cfg->options ? cfg->options : "";
   const char *m = strstr(o, "mode=");
-  if (m) sscanf(m + 5, "%15[a-z]", s->mode);
+  if (m) sscanf(m + 5, "%15[a-z_]", s->mode);
   const char *a = strstr(o, "after=");
   if (a) s->after = atol(a + 6);
   const char *z = strstr(o, "sleep_ms=");
   if (z) s->sleep_ms = atol(z + 9);
+  if (!strcmp(s->mode, "load_error")) {
+    nnp_free(s);
+    return nnp_error(NNP_ERR_INTERNAL, "injected load failure");
+  }
   nnp_backend_config inner = *cfg; /* the options above are fault's, not native's */
   inner.options = "";
   nnp_status st = nnp_backend_native.load(&inner, &s->inner, rep);

@@ -46,6 +46,7 @@ static const char bench_help[] =
     "                         shape, e.g. dynamic:Nx3x[160..320]x[160..320] (N = each --batch); the\n"
     "                         backend's per-shape work is timed with the inference\n"
     "  --backend-options B:K=V,...  options passed to backend B\n"
+    "  --cache DIR            native plan cache folder (load skips parsing and passes when warm)\n"
     "  --torch-model MODULE:FACTORY  the PyTorch rows run the nn.Module FACTORY() returns\n"
     "                         (MODULE: an importable name or a .py file) instead of the ONNX model\n"
     "  --int8-model FILE      the --precision int8 rows run FILE (an INT8 QDQ export of MODEL, e.g.\n"
@@ -187,6 +188,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
   char *backends_arg = NULL, *batch_arg = NULL, *precision_arg = NULL, *options_arg = NULL;
+  const char *cache_arg = NULL; /* --cache DIR: the native plan cache (cache_dir=) */
   char *torch_model_arg = NULL; /* --torch-model: passed to the torch rows as model=... */
   const char *int8_model = NULL; /* --int8-model: the file the int8 rows run (nnperf advise's INT8 step) */
   const char *resume_path = NULL;
@@ -235,7 +237,7 @@ int nnp_cmd_bench(int argc, char **argv) {
                                                 "--threads", "--warmup", "--iterations", "--min-time",
                                                 "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
                                                 "--csv", "--baseline", "--shape", "--processes", "--history", "--html",
-                                                "--torch-model", "--resume", "--int8-model"};
+                                                "--torch-model", "--resume", "--int8-model", "--cache"};
     int takes_value = 0;
     for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
     if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -244,6 +246,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     else if (!strcmp(a, "--backend-options")) options_arg = argv[++i];
     else if (!strcmp(a, "--torch-model")) torch_model_arg = argv[++i];
     else if (!strcmp(a, "--int8-model")) int8_model = argv[++i];
+    else if (!strcmp(a, "--cache")) cache_arg = argv[++i];
     else if (!strcmp(a, "--threads")) threads_arg = argv[++i];
     else if (!strcmp(a, "--warmup")) {
       if (!parse_int(argv[++i], 0, 1000000, &x)) return cli_usage_error("bench", "--warmup wants a count >= 0");
@@ -493,6 +496,11 @@ int nnp_cmd_bench(int argc, char **argv) {
           size_t ol = strlen(optbuf);
           snprintf(optbuf + ol, sizeof optbuf - ol, "%spasses=0x%x,memory_plan=%d", ol ? "," : "",
                    mo.plan.passes, mo.plan.memory_plan ? 1 : 0);
+          opts = optbuf;
+        }
+        if (cache_arg && !strcmp(backends[k]->name, "native")) {
+          size_t ol = strlen(optbuf);
+          snprintf(optbuf + ol, sizeof optbuf - ol, "%scache_dir=%s", ol ? "," : "", cache_arg);
           opts = optbuf;
         }
         if (torch_model_arg && !strncmp(backends[k]->name, "torch", 5)) {
