@@ -41,12 +41,16 @@ typedef struct im2col_job {
   int16_t *bp;
 } im2col_job;
 
-/* Column panels [q0, q1) of the packed B: B(k, n) = x(c, oy*sh - ph + ky*dh, ...) - xzp. */
+/* Column panels [q0, q1) of the packed B: B(k, n) = x(c, oy*sh - ph + ky*dh, ...) - xzp.
+ * Loop order: for each tap (ky, kx) the 16 columns' offsets into a channel plane and
+ * their padding mask are computed once, then reused for every channel (k = ch*kh*kw +
+ * tap), so the inner loop is a load, a subtraction and a store. */
 static void im2col_range(void *p, int64_t q0, int64_t q1) {
   const im2col_job *j = p;
   const fast_qconv *f = j->f;
   const nnp_conv2d_desc *d = &f->d;
-  int64_t K2 = (f->K + 1) / 2, khw = d->kh * d->kw;
+  int64_t K2 = (f->K + 1) / 2, khw = d->kh * d->kw, plane = d->h * d->w;
+  const int16_t zp = (int16_t)f->xzp;
   for (int64_t q = q0; q < q1; q++) {
     int16_t *panel = j->bp + q * NNP_QGEMM_NR * 2 * K2;
     int64_t iy0[NNP_QGEMM_NR], ix0[NNP_QGEMM_NR];
@@ -57,19 +61,28 @@ static void im2col_range(void *p, int64_t q0, int64_t q1) {
       iy0[c] = n < f->N ? (n / d->ow) * d->sh - d->ph : 0;
       ix0[c] = n < f->N ? (n % d->ow) * d->sw - d->pw : 0;
     }
-    for (int64_t k = 0; k < 2 * K2; k++) {
-      int16_t *row = panel + (k >> 1) * NNP_QGEMM_NR * 2 + (k & 1);
-      if (k >= f->K) {
-        for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = 0;
-        continue;
-      }
-      int64_t ch = k / khw, ky = (k % khw) / d->kw, kx = k % d->kw;
-      const uint8_t *plane = j->x + ch * d->h * d->w;
-      int64_t dy = ky * d->dh, dx = kx * d->dw;
+    if (f->K & 1) { /* the odd tail's partner row is zero */
+      int16_t *row = panel + (K2 - 1) * NNP_QGEMM_NR * 2 + 1;
+      for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = 0;
+    }
+    for (int64_t tap = 0; tap < khw; tap++) {
+      int64_t dy = (tap / d->kw) * d->dh, dx = (tap % d->kw) * d->dw;
+      int64_t off[NNP_QGEMM_NR];
+      bool in[NNP_QGEMM_NR], all = nc == NNP_QGEMM_NR;
       for (int c = 0; c < NNP_QGEMM_NR; c++) {
         int64_t iy = iy0[c] + dy, ix = ix0[c] + dx;
-        bool in = c < nc && iy >= 0 && iy < d->h && ix >= 0 && ix < d->w;
-        row[c * 2] = (int16_t)(in ? (int32_t)plane[iy * d->w + ix] - f->xzp : 0);
+        in[c] = c < nc && iy >= 0 && iy < d->h && ix >= 0 && ix < d->w;
+        off[c] = in[c] ? iy * d->w + ix : 0;
+        all = all && in[c];
+      }
+      for (int64_t ch = 0; ch < d->c; ch++) {
+        int64_t k = ch * khw + tap;
+        int16_t *row = panel + (k >> 1) * NNP_QGEMM_NR * 2 + (k & 1);
+        const uint8_t *src = j->x + ch * plane;
+        if (all)
+          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = (int16_t)(src[off[c]] - zp);
+        else
+          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = in[c] ? (int16_t)(src[off[c]] - zp) : 0;
       }
     }
   }

@@ -33,7 +33,7 @@ nnp_status nnp_passes_parse(const char *list, unsigned *bits) {
     unsigned b = !strcmp(name, "all") ? NNP_PASS_ALL : !strcmp(name, "none") ? 0u : nnp_pass_bit(name);
     if (!b && strcmp(name, "none"))
       return nnp_error(NNP_ERR_INVALID, "unknown pass '%s' (known: fold-constants, dead-nodes, noops, fold-batchnorm, "
-                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, all, none)", name);
+                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq, all, none)", name);
     *bits |= b;
     p += len + (e ? 1 : 0);
   }
