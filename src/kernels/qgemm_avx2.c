@@ -8,25 +8,27 @@
 #include "kernels/qgemm.h"
 
 #if defined(__AVX2__)
+/* One (k, k+1) weight pair as an int32 in every lane: vpbroadcastd from memory
+ * (_mm_loadu_si32 is an unaligned, aliasing-safe 4-byte load). */
+static inline __m256i bcast_pair(const int16_t *p) { return _mm256_broadcastd_epi32(_mm_loadu_si32(p)); }
+
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                          const nnp_qepilogue *ep, int64_t i0) {
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t kp = 0; kp < K2; kp++) {
     __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 16)), av;
-    int32_t w[6];
-    memcpy(w, a, sizeof w); /* six (k, k+1) weight pairs, one int32 each */
-    av = _mm256_set1_epi32(w[0]);
+    av = bcast_pair(a + 0);
     c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(av, b0)); c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(av, b1));
-    av = _mm256_set1_epi32(w[1]);
+    av = bcast_pair(a + 2);
     c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(av, b0)); c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(av, b1));
-    av = _mm256_set1_epi32(w[2]);
+    av = bcast_pair(a + 4);
     c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(av, b0)); c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(av, b1));
-    av = _mm256_set1_epi32(w[3]);
+    av = bcast_pair(a + 6);
     c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(av, b0)); c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(av, b1));
-    av = _mm256_set1_epi32(w[4]);
+    av = bcast_pair(a + 8);
     c40 = _mm256_add_epi32(c40, _mm256_madd_epi16(av, b0)); c41 = _mm256_add_epi32(c41, _mm256_madd_epi16(av, b1));
-    av = _mm256_set1_epi32(w[5]);
+    av = bcast_pair(a + 10);
     c50 = _mm256_add_epi32(c50, _mm256_madd_epi16(av, b0)); c51 = _mm256_add_epi32(c51, _mm256_madd_epi16(av, b1));
     a += NNP_QGEMM_MR * 2;
     b += NNP_QGEMM_NR * 2;
