@@ -64,7 +64,8 @@ enum {
   NNP_PASS_FUSE_RESIDUAL = 1u << 5,  /* Conv + Add (+ activation) */
   NNP_PASS_FUSE_ELEMENTWISE = 1u << 6, /* chains of elementwise ops */
   NNP_PASS_BLOCKED_LAYOUT = 1u << 7, /* NCHWc blocked layout with minimal reorders */
-  NNP_PASS_ALL = (1u << 8) - 1
+  NNP_PASS_FUSE_QDQ = 1u << 8,       /* DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear */
+  NNP_PASS_ALL = (1u << 9) - 1
 };
 
 void nnp_plan_options_default(nnp_plan_options *o);

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define NNP_PASS_COUNT 8
+#define NNP_PASS_COUNT 9
 
 typedef struct nnp_pass_report {
   int nodes_before, nodes_after;

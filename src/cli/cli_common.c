@@ -32,7 +32,7 @@ const char cli_model_options_help[] =
     "                         (NAME may be left out when the model has one input)\n"
     "  --passes LIST          graph passes to run (comma-separated; all, none, fold-constants,\n"
     "                         dead-nodes, noops, fold-batchnorm, fuse-activation, fuse-residual,\n"
-    "                         fuse-elementwise)\n"
+    "                         fuse-elementwise, fuse-qdq)\n"
     "  --no-PASS              turns one pass off (e.g. --no-fuse-residual); --no-passes: all off\n"
     "  --no-memory-plan       a buffer per value instead of one planned arena\n";
 

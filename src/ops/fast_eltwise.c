@@ -88,6 +88,7 @@ nnp_prepare_fn nnp_op_prepare(int op) {
     case NNP_OP_MUL: return prepare_binary;
     case NNP_OP_MAX_POOL:
     case NNP_OP_GLOBAL_AVERAGE_POOL: return nnp_prepare_pool;
+    case NNP_OP_QLINEAR_CONV: return nnp_prepare_qlinear_conv;
     default: return NULL;
   }
 }

@@ -10,6 +10,8 @@ nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
 nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* QLinearConv -> the INT8 GEMM (ops/fast_qconv.c) */
+nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
 /* The op's prepare hook: nnp_op_info.prepare, or one of the elementwise fast paths
  * kept here so that the op files need no change; NULL when there is none. */

@@ -37,5 +37,6 @@ nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_plan *shapes, int *co
 nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);
 
 #endif

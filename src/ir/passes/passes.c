@@ -6,7 +6,7 @@
 
 static const char *const pass_names[NNP_PASS_COUNT] = {
     "fold-constants", "dead-nodes", "noops", "fold-batchnorm",
-    "fuse-activation", "fuse-residual", "fuse-elementwise", "blocked-layout"};
+    "fuse-activation", "fuse-residual", "fuse-elementwise", "blocked-layout", "fuse-qdq"};
 
 const char *nnp_pass_name(unsigned bit) {
   for (int k = 0; k < NNP_PASS_COUNT; k++)
@@ -33,7 +33,7 @@ nnp_status nnp_passes_parse(const char *list, unsigned *bits) {
     unsigned b = !strcmp(name, "all") ? NNP_PASS_ALL : !strcmp(name, "none") ? 0u : nnp_pass_bit(name);
     if (!b && strcmp(name, "none"))
       return nnp_error(NNP_ERR_INVALID, "unknown pass '%s' (known: fold-constants, dead-nodes, noops, fold-batchnorm, "
-                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, all, none)", name);
+                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq, all, none)", name);
     *bits |= b;
     p += len + (e ? 1 : 0);
   }
@@ -50,6 +50,10 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
    * Conv -> Add -> Relu patterns hidden behind Identity nodes and constant subgraphs.
    * Residual fusion runs before activation fusion so that the activation after the Add
    * lands in the same FusedConv. Blocked-layout is not implemented. */
+  if (bits & NNP_PASS_FUSE_QDQ) { /* first: constant folding would dequantize the weights */
+    NNP_TRY(nnp_pass_fuse_qdq(g, &n));
+    report->applied[8] += n;
+  }
   if (bits & NNP_PASS_FOLD_CONSTANTS) {
     NNP_TRY(nnp_pass_fold_constants(g, &n));
     report->applied[0] += n;

@@ -1,0 +1,86 @@
+/* Packing, the generic tile and the tile loop of the packed INT8 GEMM (kernels/qgemm.h). */
+#include "kernels/qgemm.h"
+
+#define MR NNP_QGEMM_MR
+#define NR NNP_QGEMM_NR
+
+static int64_t k2_of(int64_t K) { return (K + 1) / 2; }
+
+size_t nnp_qgemm_packed_a_elems(int64_t M, int64_t K) {
+  return (size_t)((M + MR - 1) / MR * MR * 2 * k2_of(K));
+}
+size_t nnp_qgemm_packed_b_elems(int64_t K, int64_t N) {
+  return (size_t)((N + NR - 1) / NR * NR * 2 * k2_of(K));
+}
+
+void nnp_qgemm_pack_a(int64_t M, int64_t K, const int8_t *A, int64_t lda, const int32_t *a_zp, int16_t *dst) {
+  int64_t K2 = k2_of(K);
+  for (int64_t p = 0; p * MR < M; p++) {
+    int16_t *panel = dst + p * MR * 2 * K2;
+    for (int64_t k = 0; k < 2 * K2; k++)
+      for (int r = 0; r < MR; r++) {
+        int64_t m = p * MR + r;
+        int16_t v = 0;
+        if (m < M && k < K) v = (int16_t)(A[m * lda + k] - (a_zp ? a_zp[m] : 0));
+        panel[(k >> 1) * MR * 2 + r * 2 + (k & 1)] = v;
+      }
+  }
+}
+
+void nnp_qgemm_pack_b(int64_t K, int64_t N, const uint8_t *B, int64_t sbk, int64_t sbn, int32_t b_zp, int16_t *dst) {
+  int64_t K2 = k2_of(K);
+  for (int64_t q = 0; q * NR < N; q++) {
+    int16_t *panel = dst + q * NR * 2 * K2;
+    for (int64_t k = 0; k < 2 * K2; k++) {
+      int16_t *row = panel + (k >> 1) * NR * 2 + (k & 1);
+      for (int c = 0; c < NR; c++) {
+        int64_t n = q * NR + c;
+        row[c * 2] = (int16_t)(n < N && k < K ? (int32_t)B[k * sbk + n * sbn] - b_zp : 0);
+      }
+    }
+  }
+}
+
+void nnp_qgemm_tile_generic(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                            const nnp_qepilogue *ep, int64_t i0) {
+  int32_t acc[MR][NR] = {{0}};
+  for (int64_t kp = 0; kp < K2; kp++) {
+    for (int r = 0; r < MR; r++)
+      for (int j = 0; j < NR; j++)
+        acc[r][j] += (int32_t)a[r * 2] * b[j * 2] + (int32_t)a[r * 2 + 1] * b[j * 2 + 1];
+    a += MR * 2;
+    b += NR * 2;
+  }
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(acc[r][j], ep, i0 + r);
+}
+
+typedef struct qgemm_job {
+  int64_t M, N, K2, mp;
+  const int16_t *Ap, *Bp;
+  uint8_t *C;
+  int64_t ldc;
+  const nnp_qepilogue *ep;
+  nnp_qgemm_tile_fn tile;
+} qgemm_job;
+
+/* Tiles t in [b, e): column panel t / mp, row panel t % mp, so consecutive tiles reuse
+ * one B panel from cache while the (constant) weight panels stream past. */
+static void qgemm_range(void *p, int64_t b, int64_t e) {
+  const qgemm_job *j = p;
+  for (int64_t t = b; t < e; t++) {
+    int64_t ip = t % j->mp, jp = t / j->mp;
+    int64_t i0 = ip * MR, j0 = jp * NR;
+    int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
+    j->tile(j->K2, j->Ap + ip * MR * 2 * j->K2, j->Bp + jp * NR * 2 * j->K2, j->C + i0 * j->ldc + j0, j->ldc, mr,
+            nr, j->ep, i0);
+  }
+}
+
+void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic) {
+  if (M <= 0 || N <= 0) return;
+  qgemm_job j = {.M = M, .N = N, .K2 = k2_of(K), .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc,
+                 .ep = ep, .tile = generic ? nnp_qgemm_tile_generic : nnp_qgemm_tile_avx2};
+  nnp_threadpool_run(tp, qgemm_range, &j, j.mp * ((N + NR - 1) / NR));
+}

@@ -1,0 +1,78 @@
+/* Packed INT8 GEMM (u8 activations x s8 weights) with a fused requantize epilogue:
+ * C(i, j) = requant_i(sum_k (A(i,k) - a_zp_i) (B(k,j) - b_zp)) as uint8.
+ *
+ * Why the int16 `vpmaddwd` path and not u8 x s8 `vpmaddubsw`: this CPU has AVX2 without
+ * VNNI. vpmaddubsw adds two u8*s8 products into a *saturating* int16, so 255*127*2 =
+ * 64770 (or 255*-128*2 = -65280) clips at 32767 / -32768 unless weights are kept to 7
+ * bits. vpmaddwd multiplies int16 pairs and adds them into int32, which is exact for
+ * every 8-bit input. Both operands are therefore widened to int16 at pack time, and the
+ * zero points are subtracted there too: (x - x_zp) and (w - w_zp) lie in [-255, 255], so
+ * a pair sum is at most 2*255*255 = 130050, far inside int32, and no zero-point
+ * correction terms are needed afterwards. The cost is packed panels twice the size of
+ * u8 ones; the gain is 16 multiply-adds per instruction (8 for FMA on floats) and no
+ * accuracy caveat. tests/kernels/test_kernels_qgemm.c drives the saturating corners.
+ *
+ * Layout (K2 = ceil(K / 2), pairs of k, the odd tail padded with 0):
+ *  - A (M x K, weights) in panels of NNP_QGEMM_MR rows: int16 at
+ *    p*MR*2*K2 + kp*MR*2 + r*2 + (k & 1);
+ *  - B (K x N, activations) in panels of NNP_QGEMM_NR columns: int16 at
+ *    q*NR*2*K2 + kp*NR*2 + c*2 + (k & 1).
+ * The micro-kernel keeps a 6 x 16 int32 tile in 12 YMM registers (as the SGEMM does).
+ *
+ * The requantize matches ops/quant.c's reference bit for bit: y = clamp(rintf((float)
+ * (acc + bias) * mult) + zp, qmin, qmax), with mult = x_scale * w_scale / y_scale
+ * computed in float32 by the caller. The generic C tile is the oracle of the AVX2 one. */
+#ifndef NNP_KERNELS_QGEMM_H
+#define NNP_KERNELS_QGEMM_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/threadpool.h"
+
+#define NNP_QGEMM_MR 6
+#define NNP_QGEMM_NR 16
+
+/* Requantize of row i (an output channel): bias[i] (NULL: none) is added to the int32
+ * sum, which is scaled by mult[i], rounded half-even, offset by zp and clamped to
+ * [qmin, qmax] (0..255, or tighter for a fused Relu / Clip). */
+typedef struct nnp_qepilogue {
+  const int32_t *bias;
+  const float *mult;
+  int32_t zp, qmin, qmax;
+} nnp_qepilogue;
+
+/* int16 elements a packed A (M x K) or packed B (K x N) occupies. */
+size_t nnp_qgemm_packed_a_elems(int64_t M, int64_t K);
+size_t nnp_qgemm_packed_b_elems(int64_t K, int64_t N);
+
+/* A(m, k) = A[m*lda + k] (int8); a_zp: per-row zero points, NULL for all 0. */
+void nnp_qgemm_pack_a(int64_t M, int64_t K, const int8_t *A, int64_t lda, const int32_t *a_zp, int16_t *dst);
+/* B(k, n) = B[k*sbk + n*sbn] (uint8), b_zp subtracted. */
+void nnp_qgemm_pack_b(int64_t K, int64_t N, const uint8_t *B, int64_t sbk, int64_t sbn, int32_t b_zp, int16_t *dst);
+
+/* C(i, j) = C[i*ldc + j], over tiles split across tp's threads (tp may be NULL).
+ * generic: the portable C tile (tests, NNP_CPU_FEATURES=generic, CPUs without AVX2). */
+void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic);
+
+/* One MR x NR tile; raw int32 sums when c is NULL go to acc (tests), else requantized. */
+typedef void (*nnp_qgemm_tile_fn)(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr,
+                                  int nr, const nnp_qepilogue *ep, int64_t i0);
+void nnp_qgemm_tile_generic(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                            const nnp_qepilogue *ep, int64_t i0);
+void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                         const nnp_qepilogue *ep, int64_t i0);
+
+/* The scalar requantize both tiles use for partial tiles (and the reference of tests). */
+static inline uint8_t nnp_qrequant(int32_t acc, const nnp_qepilogue *ep, int64_t i) {
+  int32_t s = acc + (ep->bias ? ep->bias[i] : 0);
+  float r = rintf((float)s * ep->mult[i]) + (float)ep->zp;
+  if (!(r >= (float)ep->qmin)) r = (float)ep->qmin;
+  if (r > (float)ep->qmax) r = (float)ep->qmax;
+  return (uint8_t)r;
+}
+
+#endif

@@ -1,0 +1,71 @@
+/* The AVX2 6 x 16 tile of the packed INT8 GEMM (kernels/qgemm.h): exact int16 pair
+ * products by vpmaddwd into int32 accumulators, then the requantize epilogue in float
+ * (the same operations, in the same order, as nnp_qrequant). This file alone is compiled
+ * with -mavx2 -mfma; it is only called after nnp_cpu_has_avx2_fma(). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/qgemm.h"
+
+#if defined(__AVX2__)
+/* One (k, k+1) weight pair as an int32 in every lane: vpbroadcastd from memory
+ * (_mm_loadu_si32 is an unaligned, aliasing-safe 4-byte load). */
+static inline __m256i bcast_pair(const int16_t *p) { return _mm256_broadcastd_epi32(_mm_loadu_si32(p)); }
+
+void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                         const nnp_qepilogue *ep, int64_t i0) {
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  for (int64_t kp = 0; kp < K2; kp++) {
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 16)), av;
+    av = bcast_pair(a + 0);
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(av, b0)); c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(av, b1));
+    av = bcast_pair(a + 2);
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(av, b0)); c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(av, b1));
+    av = bcast_pair(a + 4);
+    c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(av, b0)); c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(av, b1));
+    av = bcast_pair(a + 6);
+    c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(av, b0)); c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(av, b1));
+    av = bcast_pair(a + 8);
+    c40 = _mm256_add_epi32(c40, _mm256_madd_epi16(av, b0)); c41 = _mm256_add_epi32(c41, _mm256_madd_epi16(av, b1));
+    av = bcast_pair(a + 10);
+    c50 = _mm256_add_epi32(c50, _mm256_madd_epi16(av, b0)); c51 = _mm256_add_epi32(c51, _mm256_madd_epi16(av, b1));
+    a += NNP_QGEMM_MR * 2;
+    b += NNP_QGEMM_NR * 2;
+  }
+  __m256i acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  if (nr == NNP_QGEMM_NR) {
+    const __m256 zp = _mm256_set1_ps((float)ep->zp), lo = _mm256_set1_ps((float)ep->qmin),
+                 hi = _mm256_set1_ps((float)ep->qmax);
+    for (int r = 0; r < mr; r++) {
+      __m256i bias = _mm256_set1_epi32(ep->bias ? ep->bias[i0 + r] : 0);
+      __m256 mult = _mm256_set1_ps(ep->mult[i0 + r]);
+      __m256i q[2];
+      for (int h = 0; h < 2; h++) {
+        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc[r][h], bias)), mult);
+        f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+        f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+        q[h] = _mm256_cvttps_epi32(f);
+      }
+      /* 16 int32 in [0, 255] -> 16 bytes in column order (packs works per 128-bit lane) */
+      __m256i p16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
+      __m128i p8 = _mm_packus_epi16(_mm256_castsi256_si128(p16), _mm256_extracti128_si256(p16, 1));
+      _mm_storeu_si128((__m128i *)(c + r * ldc), p8);
+    }
+    return;
+  }
+  int32_t tmp[6][16];
+  for (int r = 0; r < mr; r++) {
+    _mm256_storeu_si256((__m256i *)tmp[r], acc[r][0]);
+    _mm256_storeu_si256((__m256i *)(tmp[r] + 8), acc[r][1]);
+  }
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(tmp[r][j], ep, i0 + r);
+}
+#else
+/* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                         const nnp_qepilogue *ep, int64_t i0) {
+  nnp_qgemm_tile_generic(K2, a, b, c, ldc, mr, nr, ep, i0);
+}
+#endif

@@ -1,0 +1,192 @@
+/* QLinearConv -> kernels/qgemm.h: uint8 activations x int8 weights, 2-D, group 1, with
+ * constant weights, scales and zero points (what nnperf's QDQ export and the fuse-qdq
+ * pass produce). Weights are packed once with their per-channel zero points subtracted;
+ * each run writes im2col straight into the packed-B layout with x's zero point
+ * subtracted (padding becomes 0, i.e. the zero point), then one INT8 GEMM per image
+ * writes uint8 Y with the requantize epilogue. Anything else (int8 activations, groups,
+ * run-time scales) declines to the reference kernel in ops/quant.c. */
+#include <string.h>
+
+#include "kernels/conv.h"
+#include "kernels/cpu.h"
+#include "kernels/qgemm.h"
+#include "nnperf/alloc.h"
+#include "ops/fast_ops.h"
+#include "ops/op_util.h"
+#include "ops/spatial.h"
+
+typedef struct fast_qconv {
+  nnp_conv2d_desc d;
+  int64_t K, N; /* GEMM: M = d.m rows (output channels), K = c*kh*kw, N = oh*ow */
+  int16_t *apack;
+  float *mult;
+  int32_t *bias; /* NULL: none */
+  int32_t xzp;
+  nnp_qepilogue ep;
+  bool generic;
+} fast_qconv;
+
+static void fast_qconv_destroy(void *p) {
+  fast_qconv *f = p;
+  if (!f) return;
+  nnp_aligned_free(f->apack);
+  nnp_free(f->mult);
+  nnp_free(f->bias);
+  nnp_free(f);
+}
+
+typedef struct im2col_job {
+  const fast_qconv *f;
+  const uint8_t *x; /* one image */
+  int16_t *bp;
+} im2col_job;
+
+/* Column panels [q0, q1) of the packed B: B(k, n) = x(c, oy*sh - ph + ky*dh, ...) - xzp.
+ * Loop order: for each tap (ky, kx) the 16 columns' offsets into a channel plane and
+ * their padding mask are computed once, then reused for every channel (k = ch*kh*kw +
+ * tap), so the inner loop is a load, a subtraction and a store. */
+static void im2col_range(void *p, int64_t q0, int64_t q1) {
+  const im2col_job *j = p;
+  const fast_qconv *f = j->f;
+  const nnp_conv2d_desc *d = &f->d;
+  int64_t K2 = (f->K + 1) / 2, khw = d->kh * d->kw, plane = d->h * d->w;
+  const int16_t zp = (int16_t)f->xzp;
+  for (int64_t q = q0; q < q1; q++) {
+    int16_t *panel = j->bp + q * NNP_QGEMM_NR * 2 * K2;
+    int64_t iy0[NNP_QGEMM_NR], ix0[NNP_QGEMM_NR];
+    int nc = 0;
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      int64_t n = q * NNP_QGEMM_NR + c;
+      if (n < f->N) nc = c + 1;
+      iy0[c] = n < f->N ? (n / d->ow) * d->sh - d->ph : 0;
+      ix0[c] = n < f->N ? (n % d->ow) * d->sw - d->pw : 0;
+    }
+    if (f->K & 1) { /* the odd tail's partner row is zero */
+      int16_t *row = panel + (K2 - 1) * NNP_QGEMM_NR * 2 + 1;
+      for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = 0;
+    }
+    for (int64_t tap = 0; tap < khw; tap++) {
+      int64_t dy = (tap / d->kw) * d->dh, dx = (tap % d->kw) * d->dw;
+      int64_t off[NNP_QGEMM_NR];
+      bool in[NNP_QGEMM_NR], all = nc == NNP_QGEMM_NR;
+      for (int c = 0; c < NNP_QGEMM_NR; c++) {
+        int64_t iy = iy0[c] + dy, ix = ix0[c] + dx;
+        in[c] = c < nc && iy >= 0 && iy < d->h && ix >= 0 && ix < d->w;
+        off[c] = in[c] ? iy * d->w + ix : 0;
+        all = all && in[c];
+      }
+      for (int64_t ch = 0; ch < d->c; ch++) {
+        int64_t k = ch * khw + tap;
+        int16_t *row = panel + (k >> 1) * NNP_QGEMM_NR * 2 + (k & 1);
+        const uint8_t *src = j->x + ch * plane;
+        if (all)
+          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = (int16_t)(src[off[c]] - zp);
+        else
+          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = in[c] ? (int16_t)(src[off[c]] - zp) : 0;
+      }
+    }
+  }
+}
+
+static nnp_status fast_qconv_run(void *p, nnp_op_ctx *ctx) {
+  const fast_qconv *f = p;
+  const nnp_conv2d_desc *d = &f->d;
+  int16_t *bp = ctx->scratch;
+  const uint8_t *x = ctx->in[0]->data;
+  uint8_t *y = ctx->out[0]->data;
+  int64_t panels = (f->N + NNP_QGEMM_NR - 1) / NNP_QGEMM_NR;
+  for (int64_t n = 0; n < d->n; n++) {
+    im2col_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp};
+    nnp_threadpool_run(ctx->pool, im2col_range, &j, panels);
+    nnp_qgemm_packed_ex(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, f->generic);
+  }
+  return NNP_OK;
+}
+
+static int64_t same_pad_begin(nnp_auto_pad mode, int64_t in, int64_t out, int64_t s, int64_t k, int64_t d) {
+  int64_t total = (out - 1) * s + (k - 1) * d + 1 - in;
+  if (total < 0) total = 0;
+  return mode == NNP_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+}
+
+/* A constant scalar-or-per-channel parameter; false when absent from load-time data. */
+static bool const_param(const nnp_tensor *t, nnp_dtype dt, int64_t channels) {
+  if (!t || !t->data || t->dtype != dt) return false;
+  int64_t n = nnp_tensor_numel(t);
+  return n == 1 || (channels > 0 && n == channels);
+}
+
+nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  if (ctx->n_in < 8) return NNP_OK;
+  const nnp_tensor *x = ctx->in[0], *xs = ctx->in[1], *xz = ctx->in[2], *w = ctx->in[3], *ws = ctx->in[4],
+                   *wz = ctx->in[5], *ys = ctx->in[6], *yz = ctx->in[7], *b = nnp_in(ctx, 8);
+  const nnp_tensor *y = ctx->out[0];
+  if (!x || !w || !xs || !xz || !ws || !wz || !ys || !yz) return NNP_OK;
+  if (x->dtype != NNP_U8 || x->rank != 4 || w->dtype != NNP_I8 || w->rank != 4 || !w->data) return NNP_OK;
+  int64_t M = y->dims[1];
+  if (!const_param(xs, NNP_F32, 0) || !const_param(xz, NNP_U8, 0) || !const_param(ys, NNP_F32, 0) ||
+      !const_param(yz, NNP_U8, 0) || !const_param(ws, NNP_F32, M) || !const_param(wz, NNP_I8, M))
+    return NNP_OK;
+  if (b && (!b->data || b->dtype != NNP_I32 || nnp_tensor_numel(b) != M)) return NNP_OK;
+  if (nnp_attr_int(ctx->node, "group", 1) != 1) return NNP_OK;
+  nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = M,
+                       .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3], .group = 1};
+  const int64_t *v = NULL;
+  int nv = nnp_attr_ints(ctx->node, "strides", &v);
+  d.sh = nv == 2 ? v[0] : 1;
+  d.sw = nv == 2 ? v[1] : 1;
+  nv = nnp_attr_ints(ctx->node, "dilations", &v);
+  d.dh = nv == 2 ? v[0] : 1;
+  d.dw = nv == 2 ? v[1] : 1;
+  nnp_auto_pad mode;
+  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
+  if (mode == NNP_AUTO_PAD_SAME_UPPER || mode == NNP_AUTO_PAD_SAME_LOWER) {
+    d.ph = same_pad_begin(mode, d.h, d.oh, d.sh, d.kh, d.dh);
+    d.pw = same_pad_begin(mode, d.w, d.ow, d.sw, d.kw, d.dw);
+  } else if (mode == NNP_AUTO_PAD_NOTSET) {
+    nv = nnp_attr_ints(ctx->node, "pads", &v);
+    if (nv == 4) {
+      d.ph = v[0];
+      d.pw = v[1];
+    } else if (nv != 0) return NNP_OK;
+  }
+  if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || w->dims[1] != d.c) return NNP_OK;
+
+  fast_qconv *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  f->d = d;
+  f->K = d.c * d.kh * d.kw;
+  f->N = d.oh * d.ow;
+  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->xzp = ((const uint8_t *)xz->data)[0];
+  f->apack = nnp_aligned_alloc(nnp_qgemm_packed_a_elems(M, f->K) * sizeof(int16_t));
+  f->mult = nnp_malloc((size_t)M * sizeof(float));
+  int32_t *wzp = nnp_malloc((size_t)M * sizeof(int32_t));
+  if (b) f->bias = nnp_malloc((size_t)M * sizeof(int32_t));
+  if (!f->apack || !f->mult || !wzp || (b && !f->bias)) {
+    nnp_free(wzp);
+    fast_qconv_destroy(f);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  }
+  const float *wsv = ws->data;
+  float xsv = *(const float *)xs->data, ysv = *(const float *)ys->data;
+  bool ws_per = nnp_tensor_numel(ws) > 1, wz_per = nnp_tensor_numel(wz) > 1;
+  for (int64_t m = 0; m < M; m++) {
+    /* the same float32 expression as the reference: sa * sb / ys */
+    f->mult[m] = xsv * wsv[ws_per ? m : 0] / ysv;
+    wzp[m] = ((const int8_t *)wz->data)[wz_per ? m : 0];
+  }
+  if (b) memcpy(f->bias, b->data, (size_t)M * sizeof(int32_t));
+  nnp_qgemm_pack_a(M, f->K, w->data, f->K, wzp, f->apack);
+  nnp_free(wzp);
+  f->ep = (nnp_qepilogue){.bias = f->bias, .mult = f->mult, .zp = ((const uint8_t *)yz->data)[0], .qmin = 0,
+                          .qmax = 255};
+  out->run = fast_qconv_run;
+  out->destroy = fast_qconv_destroy;
+  out->state = f;
+  out->scratch_needed = nnp_qgemm_packed_b_elems(f->K, f->N) * sizeof(int16_t) + 64;
+  out->name = f->generic ? "qlinearconv.im2col.generic" : "qlinearconv.im2col.avx2";
+  return NNP_OK;
+}
