@@ -168,7 +168,7 @@ def _make_calibrator(trt, cuda, batches, dtypes, cache_file):
 
         def write_calibration_cache(self, cache):
             if cache_file:
-                trt_support.write_plain(cache_file, bytes(cache))
+                trt_support.write_plain(cache_file, cache)  # a buffer, as TensorRT's samples write it
 
         def release(self):
             for p in self.ptrs.values():
@@ -225,7 +225,8 @@ def _build(trt, logger, builder, network, spec, opts, shapes, cuda):
         dtypes = {n: trt.nptype(network.get_input(i).dtype) for i, n in enumerate(inputs)}
         calib = _make_calibrator(trt, cuda, batches, dtypes, opts["calib_cache"])
         config.int8_calibrator = calib
-        config.set_calibration_profile(profile)
+        if dyn:  # a static network calibrates at its one shape; the call is for dynamic ones
+            config.set_calibration_profile(profile)
     try:
         plan = builder.build_serialized_network(network, config)
     finally:
@@ -317,7 +318,7 @@ class TrtRunner:
         self.output_names = [n for n in names if engine.get_tensor_mode(n) == trt.TensorIOMode.OUTPUT]
         self.dtypes = {n: np.dtype(trt.nptype(engine.get_tensor_dtype(n))) for n in names}
         self.host_out = {}
-        self.dev_inputs_ready = False
+        note.append(f"device memory in use after load {self.cuda.used_bytes() / 2**20:.0f} MiB (whole device)")
         return {"parse_s": parse_s, "compile_s": build_s, "load_s": time.monotonic() - t0,
                 "threads": spec.threads, "note": "; ".join(note)}
 
