@@ -203,19 +203,28 @@ def _build(trt, logger, builder, network, spec, opts, shapes, cuda):
     profile = builder.create_optimization_profile()
     dyn = spec.dynamic
     inputs = {}
+    n_dynamic = 0
     for i in range(network.num_inputs):
         t = network.get_input(i)
         if t.name not in shapes:
             raise RuntimeError(f"the row has no shape for the model's input {t.name}")
         row = tuple(int(d) for d in shapes[t.name])
         inputs[t.name] = row
+        if all(int(d) >= 0 for d in t.shape):  # static: no profile entry, the model's shape
+            if dyn and dyn[2] == t.name:
+                raise RuntimeError(f"input {t.name} is static {list(t.shape)} in the model; a dynamic-shape row needs dynamic dimensions")
+            if tuple(int(d) for d in t.shape) != row:
+                raise RuntimeError(f"input {t.name} is fixed at {list(t.shape)} in the model; the row asks for {list(row)}")
+            continue
+        n_dynamic += 1
         if dyn and dyn[2] == t.name:
             lo = tuple(int(a) for a, _ in dyn[1])
             hi = tuple(int(b) for _, b in dyn[1])
             profile.set_shape(t.name, lo, row, hi)
         else:
             profile.set_shape(t.name, row, row, row)  # static rows: min = opt = max
-    config.add_optimization_profile(profile)
+    if n_dynamic:
+        config.add_optimization_profile(profile)
     calib = None
     if spec.precision == "fp16":
         config.set_flag(trt.BuilderFlag.FP16)
@@ -225,7 +234,7 @@ def _build(trt, logger, builder, network, spec, opts, shapes, cuda):
         dtypes = {n: trt.nptype(network.get_input(i).dtype) for i, n in enumerate(inputs)}
         calib = _make_calibrator(trt, cuda, batches, dtypes, opts["calib_cache"])
         config.int8_calibrator = calib
-        if dyn:  # a static network calibrates at its one shape; the call is for dynamic ones
+        if n_dynamic:  # a static network calibrates at its one shape
             config.set_calibration_profile(profile)
     try:
         plan = builder.build_serialized_network(network, config)
