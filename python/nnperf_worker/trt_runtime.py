@@ -196,7 +196,7 @@ def _parse(trt, logger, model_path):
     return builder, network, parser
 
 
-def _build(trt, logger, builder, network, spec, opts, shapes, cuda):
+def _build(trt, builder, network, spec, opts, shapes, cuda):
     config = builder.create_builder_config()
     if opts["workspace_mb"]:
         config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, opts["workspace_mb"] << 20)
@@ -307,9 +307,10 @@ class TrtRunner:
                 build_s = time.monotonic() - t1
         if engine is None:
             t1 = time.monotonic()
+            # the parser owns the weights the network points at: keep it alive through the build
             builder, network, _parser = _parse(trt, logger, spec.model)
             t2 = time.monotonic()
-            plan = _build(trt, logger, builder, network, spec, opts, shapes, self.cuda)
+            plan = _build(trt, builder, network, spec, opts, shapes, self.cuda)
             t3 = time.monotonic()
             engine = runtime.deserialize_cuda_engine(plan)
             if engine is None:
