@@ -34,14 +34,22 @@ typedef struct dw_out {
 
 static inline void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow) {
   float *yr = o->yp + oh * o->OW;
-  if (ow + 8 > o->OW) { /* the ragged end: scalar epilogue on the valid columns */
+  const int64_t valid = o->OW - ow;
+  if (valid < 8 && (!o->vec_act || !o->ep)) { /* ragged end, sigmoid: the scalar epilogue */
     float t[8];
     _mm256_storeu_ps(t, acc);
-    for (int64_t i = 0; ow + i < o->OW; i++) yr[ow + i] = nnp_epilogue_apply(o->ep, 0, oh * o->OW + ow + i, t[i]);
+    for (int64_t i = 0; i < valid; i++) yr[ow + i] = nnp_epilogue_apply(o->ep, 0, oh * o->OW + ow + i, t[i]);
     return;
   }
   if (!o->ep) {
     _mm256_storeu_ps(yr + ow, acc);
+    return;
+  }
+  if (valid < 8) { /* the ragged end (all of a 7-wide row): masked loads and stores */
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    acc = _mm256_add_ps(acc, o->bias);
+    if (o->ep->residual) acc = _mm256_add_ps(acc, _mm256_maskload_ps(o->ep->residual + oh * o->OW + ow, mask));
+    _mm256_maskstore_ps(yr + ow, mask, nnp_act8(o->ep, acc));
     return;
   }
   acc = _mm256_add_ps(acc, o->bias);
