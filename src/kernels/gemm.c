@@ -42,13 +42,13 @@ void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, 
   }
 }
 
-void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                            const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                            int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   float acc[MR][NR];
   memset(acc, 0, sizeof acc);
   for (int64_t k = 0; k < K; k++)
     for (int r = 0; r < MR; r++)
-      for (int j = 0; j < NR; j++) acc[r][j] += a[k * MR + r] * b[k * NR + j];
+      for (int j = 0; j < nr; j++) acc[r][j] += a[k * MR + r] * b[k * ldb + j];
   for (int r = 0; r < mr; r++)
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, acc[r][j]);
 }
@@ -56,6 +56,8 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c,
 typedef struct sgemm_job {
   int64_t M, N, K, mp;
   const float *Ap, *Bp;
+  const float *B, *Btail; /* direct B (nnp_sgemm_direct_b_ex): Bp is NULL */
+  int64_t ldb, full;      /* direct B: row stride, full column panels */
   float *C;
   int64_t ldc;
   const nnp_epilogue *ep;
@@ -70,8 +72,9 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
     int64_t ip = t % j->mp, jp = t / j->mp;
     int64_t i0 = ip * MR, j0 = jp * NR;
     int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
-    j->tile(j->K, j->Ap + ip * MR * j->K, j->Bp + jp * NR * j->K, j->C + i0 * j->ldc + j0, j->ldc, mr, nr, j->ep,
-            i0, j0);
+    const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
+    int64_t ldb = !j->Bp && jp < j->full ? j->ldb : NR;
+    j->tile(j->K, j->Ap + ip * MR * j->K, bp, ldb, j->C + i0 * j->ldc + j0, j->ldc, mr, nr, j->ep, i0, j0);
   }
 }
 
@@ -82,6 +85,16 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
+}
+
+void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
+                           const float *Btail, float *C, int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp,
+                           bool generic) {
+  if (M <= 0 || N <= 0) return;
+  sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
+                 .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+  nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 
 void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,

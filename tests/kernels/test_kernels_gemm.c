@@ -62,6 +62,18 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       CHECK_MSG(err < 1e-4, "trial %d M=%lld N=%lld K=%lld ta=%d tb=%d act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ta, tb, ep.act, bk, ep.residual != NULL,
                 generic ? "generic" : "avx2", t + 1, err);
+      if (tb) continue;
+      /* B read in place (row-major K x N), only the ragged last panel packed */
+      int64_t full = N / NNP_SGEMM_NR * NNP_SGEMM_NR;
+      float *tail = nnp_aligned_alloc(nnp_sgemm_packed_b_floats(K, NNP_SGEMM_NR) * sizeof(float));
+      if (full < N) nnp_sgemm_pack_b_panels(K, N - full, B + full, N, 1, tail, 0, 1);
+      memset(got, 0xff, (size_t)(M * N) * sizeof(float));
+      nnp_sgemm_direct_b_ex(M, N, K, ap, B, N, tail, got, N, &ep, pools[t], generic);
+      err = kt_max_err(got, want, M * N);
+      CHECK_MSG(err < 1e-4, "direct B: trial %d M=%lld N=%lld K=%lld act=%d bias=%d res=%d %s threads=%d: err %g",
+                trial, (long long)M, (long long)N, (long long)K, ep.act, bk, ep.residual != NULL,
+                generic ? "generic" : "avx2", t + 1, err);
+      nnp_aligned_free(tail);
     }
   }
   nnp_aligned_free(ap);
