@@ -56,12 +56,13 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
                            bool generic);
 
 /* One MR x NR tile: a, b point at the panels (row k of b's panel at b + k*ldb: NR when
- * packed), c at C(i0, j0); mr <= MR, nr <= NR valid. */
+ * packed), c at C(i0, j0); mr <= MR, nr <= NR valid. accum: the sum starts from C's
+ * current values (a later block of K; ep is then applied only by the last block). */
 typedef void (*nnp_sgemm_tile_fn)(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
-                                  int mr, int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+                                  int mr, int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
-                            int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
-                         int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 
 #endif
