@@ -158,8 +158,15 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     for (int64_t g = 0; g < d->group; g++) {
       const float *xg = x + (n * d->c + g * k->cg) * in_plane;
       float *yg = y + (n * d->m + g * k->mg) * P;
-      /* B is packed before Y is written, so Y may alias X (a 1x1 conv with C == M). */
-      if (k->algo == NNP_CONV_GEMM_1X1) {
+      /* In place (Y aliases X: a 1x1 conv with C == M) B is packed before Y is written;
+       * otherwise a 1x1 conv reads X directly as B. */
+      /* Only with 64-byte-aligned rows (P % 16 == 0): a 7x7 or 14x14 plane's rows straddle
+       * cache lines, and reading them in place measured slower than packing. */
+      const bool direct = k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0;
+      if (direct) { /* X is already the K x P matrix B: only its ragged last panel is packed */
+        int64_t full = P / NNP_SGEMM_NR * NNP_SGEMM_NR;
+        if (full < P) nnp_sgemm_pack_b_panels(k->ckk, P - full, xg + full, P, 1, bp, 0, 1);
+      } else if (k->algo == NNP_CONV_GEMM_1X1) {
         pack_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, pack_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
       } else {
@@ -174,6 +181,10 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
         loc.ld_res = P;
         lp = &loc;
       }
-      nnp_sgemm_packed_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, bp, yg, P, lp, tp, k->generic);
+      if (direct)
+        nnp_sgemm_direct_b_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, xg, P, bp, yg, P, lp, tp,
+                              k->generic);
+      else
+        nnp_sgemm_packed_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, bp, yg, P, lp, tp, k->generic);
     }
 }

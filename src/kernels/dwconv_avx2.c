@@ -22,6 +22,46 @@ static inline __m256 load_s2(const float *p) {
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
 }
 
+
+/* Where and how one vector of eight outputs is stored (epilogue applied). */
+typedef struct dw_out {
+  const nnp_epilogue *ep; /* per-plane epilogue (bias, residual already offset) or NULL */
+  float *yp;
+  int64_t OW;
+  __m256 bias;
+  bool vec_act;
+} dw_out;
+
+static inline void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow) {
+  float *yr = o->yp + oh * o->OW;
+  const int64_t valid = o->OW - ow;
+  if (valid < 8 && (!o->vec_act || !o->ep)) { /* ragged end, sigmoid: the scalar epilogue */
+    float t[8];
+    _mm256_storeu_ps(t, acc);
+    for (int64_t i = 0; i < valid; i++) yr[ow + i] = nnp_epilogue_apply(o->ep, 0, oh * o->OW + ow + i, t[i]);
+    return;
+  }
+  if (!o->ep) {
+    _mm256_storeu_ps(yr + ow, acc);
+    return;
+  }
+  if (valid < 8) { /* the ragged end (all of a 7-wide row): masked loads and stores */
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    acc = _mm256_add_ps(acc, o->bias);
+    if (o->ep->residual) acc = _mm256_add_ps(acc, _mm256_maskload_ps(o->ep->residual + oh * o->OW + ow, mask));
+    _mm256_maskstore_ps(yr + ow, mask, nnp_act8(o->ep, acc));
+    return;
+  }
+  acc = _mm256_add_ps(acc, o->bias);
+  if (o->ep->residual) acc = _mm256_add_ps(acc, _mm256_loadu_ps(o->ep->residual + oh * o->OW + ow));
+  if (o->vec_act) _mm256_storeu_ps(yr + ow, nnp_act8(o->ep, acc));
+  else {
+    float t[8];
+    _mm256_storeu_ps(t, acc);
+    for (int i = 0; i < 8; i++) yr[ow + i] = nnp_act_apply(o->ep, t[i]);
+  }
+}
+
 #define DW_PAD_MAX_FLOATS (64 * 1024) /* 256 KiB on the stack, per thread */
 
 void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
@@ -44,8 +84,15 @@ void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const floa
     const int64_t c = plane % d->c;
     const float *xp = x + plane * H * W, *wc = w + c * KH * KW;
     float *yp = y + plane * P;
-    memset(buf, 0, sizeof buf);
-    for (int64_t r = 0; r < H; r++) memcpy(buf + (r + d->ph) * PW + d->pw, xp + r * W, (size_t)W * sizeof(float));
+    /* Zero only the border (the interior is overwritten by the copy). */
+    memset(buf, 0, (size_t)(d->ph * PW) * sizeof(float));
+    for (int64_t r = 0; r < H; r++) {
+      float *row = buf + (r + d->ph) * PW;
+      memset(row, 0, (size_t)d->pw * sizeof(float));
+      memcpy(row + d->pw, xp + r * W, (size_t)W * sizeof(float));
+      memset(row + d->pw + W, 0, (size_t)(PW - d->pw - W) * sizeof(float));
+    }
+    memset(buf + (H + d->ph) * PW, 0, (size_t)((PH - H - d->ph) * PW) * sizeof(float));
     nnp_epilogue loc = {0};
     if (ep) {
       loc = *ep;
@@ -56,8 +103,40 @@ void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const floa
     __m256 wv[64];
     for (int64_t t = 0; t < KH * KW; t++) wv[t] = _mm256_set1_ps(wc[t]);
     const __m256 bias = _mm256_set1_ps(ep && loc.bias_kind == NNP_BIAS_ROW ? loc.bias[0] : 0.0f);
-    for (int64_t oh = 0; oh < OH; oh++) {
-      float *yr = yp + oh * OW;
+    const dw_out o = {.ep = ep ? &loc : NULL, .yp = yp, .OW = OW, .bias = bias, .vec_act = vec_act};
+    /* Four output rows at a time: four independent FMA chains (one chain of KH*KW
+     * dependent FMAs per vector was latency-bound), each weight load shared by four. */
+    int64_t oh = 0;
+    for (; oh + 4 <= OH; oh += 4)
+      for (int64_t ow = 0; ow < OWr; ow += 8) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const int64_t rs = sh * PW; /* input distance between consecutive output rows */
+        for (int64_t kh = 0; kh < KH; kh++) {
+          const float *xr = buf + (oh * sh + kh * d->dh) * PW + ow * sw;
+          const __m256 *wk = wv + kh * KW;
+          if (sw == 1)
+            for (int64_t kw = 0; kw < KW; kw++) {
+              const float *q = xr + kw * d->dw;
+              a0 = _mm256_fmadd_ps(wk[kw], _mm256_loadu_ps(q), a0);
+              a1 = _mm256_fmadd_ps(wk[kw], _mm256_loadu_ps(q + rs), a1);
+              a2 = _mm256_fmadd_ps(wk[kw], _mm256_loadu_ps(q + 2 * rs), a2);
+              a3 = _mm256_fmadd_ps(wk[kw], _mm256_loadu_ps(q + 3 * rs), a3);
+            }
+          else
+            for (int64_t kw = 0; kw < KW; kw++) {
+              const float *q = xr + kw * d->dw;
+              a0 = _mm256_fmadd_ps(wk[kw], load_s2(q), a0);
+              a1 = _mm256_fmadd_ps(wk[kw], load_s2(q + rs), a1);
+              a2 = _mm256_fmadd_ps(wk[kw], load_s2(q + 2 * rs), a2);
+              a3 = _mm256_fmadd_ps(wk[kw], load_s2(q + 3 * rs), a3);
+            }
+        }
+        dw_store(&o, a0, oh, ow);
+        dw_store(&o, a1, oh + 1, ow);
+        dw_store(&o, a2, oh + 2, ow);
+        dw_store(&o, a3, oh + 3, ow);
+      }
+    for (; oh < OH; oh++)
       for (int64_t ow = 0; ow < OWr; ow += 8) {
         __m256 acc = _mm256_setzero_ps();
         for (int64_t kh = 0; kh < KH; kh++) {
@@ -68,25 +147,7 @@ void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const floa
           else
             for (int64_t kw = 0; kw < KW; kw++) acc = _mm256_fmadd_ps(wk[kw], load_s2(xr + kw * d->dw), acc);
         }
-        if (ow + 8 > OW) { /* the ragged end: scalar epilogue on the valid columns */
-          float t[8];
-          _mm256_storeu_ps(t, acc);
-          for (int64_t i = 0; ow + i < OW; i++) yr[ow + i] = nnp_epilogue_apply(ep ? &loc : NULL, 0, oh * OW + ow + i, t[i]);
-          continue;
-        }
-        if (!ep) {
-          _mm256_storeu_ps(yr + ow, acc);
-          continue;
-        }
-        acc = _mm256_add_ps(acc, bias);
-        if (loc.residual) acc = _mm256_add_ps(acc, _mm256_loadu_ps(loc.residual + oh * OW + ow));
-        if (vec_act) _mm256_storeu_ps(yr + ow, nnp_act8(&loc, acc));
-        else {
-          float t[8];
-          _mm256_storeu_ps(t, acc);
-          for (int i = 0; i < 8; i++) yr[ow + i] = nnp_act_apply(&loc, t[i]);
-        }
+        dw_store(&o, acc, oh, ow);
       }
-    }
   }
 }

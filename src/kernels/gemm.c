@@ -42,13 +42,16 @@ void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, 
   }
 }
 
-void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                            const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   float acc[MR][NR];
   memset(acc, 0, sizeof acc);
+  if (accum)
+    for (int r = 0; r < mr; r++)
+      for (int j = 0; j < nr; j++) acc[r][j] = c[r * ldc + j];
   for (int64_t k = 0; k < K; k++)
     for (int r = 0; r < MR; r++)
-      for (int j = 0; j < NR; j++) acc[r][j] += a[k * MR + r] * b[k * NR + j];
+      for (int j = 0; j < nr; j++) acc[r][j] += a[k * MR + r] * b[k * ldb + j];
   for (int r = 0; r < mr; r++)
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, acc[r][j]);
 }
@@ -56,6 +59,10 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c,
 typedef struct sgemm_job {
   int64_t M, N, K, mp;
   const float *Ap, *Bp;
+  const float *B, *Btail; /* direct B (nnp_sgemm_direct_b_ex): Bp is NULL */
+  int64_t ldb, full;      /* direct B: row stride, full column panels */
+  bool kblock;            /* K cut into blocks of kc (plan_kblocks) */
+  int64_t kc;
   float *C;
   int64_t ldc;
   const nnp_epilogue *ep;
@@ -64,15 +71,45 @@ typedef struct sgemm_job {
 
 /* Tiles t in [b, e): column panel t / mp, row panel t % mp, so consecutive tiles share
  * a B panel (K x 16 floats), which stays in cache while A's panels stream past. */
+/* K is cut into blocks of at most KC: the thread sweeps all its tiles per block, so a
+ * block's B panel (KC x 16, 16 KiB) stays in L1 across the row panels and A's block
+ * (M x KC) in L2 across column panels; without it a large-K layer (resnet18's 512-channel
+ * 3x3: K = 4608) streamed both from L3 on every tile. Partial sums wait in C (exact:
+ * each tile continues the same float sums in the same order), the epilogue runs with
+ * the last block. */
+enum { KC = 256 };
+
 static void sgemm_range(void *p, int64_t b, int64_t e) {
   const sgemm_job *j = p;
-  for (int64_t t = b; t < e; t++) {
-    int64_t ip = t % j->mp, jp = t / j->mp;
-    int64_t i0 = ip * MR, j0 = jp * NR;
-    int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
-    j->tile(j->K, j->Ap + ip * MR * j->K, j->Bp + jp * NR * j->K, j->C + i0 * j->ldc + j0, j->ldc, mr, nr, j->ep,
-            i0, j0);
+  int64_t nkb = j->kblock ? (j->K + j->kc - 1) / j->kc : 1, kc = j->kblock ? j->kc : j->K;
+  for (int64_t kb = 0; kb < nkb; kb++) {
+    int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
+    const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
+    for (int64_t t = b; t < e; t++) {
+      int64_t ip = t % j->mp, jp = t / j->mp;
+      int64_t i0 = ip * MR, j0 = jp * NR;
+      int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
+      const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
+      int64_t ldb = !j->Bp && jp < j->full ? j->ldb : NR;
+      j->tile(kn, j->Ap + ip * MR * j->K + k0 * MR, bp + k0 * ldb, ldb, j->C + i0 * j->ldc + j0, j->ldc, mr, nr,
+              kb > 0, ep, i0, j0);
+    }
   }
+}
+
+/* K blocking stores partial sums in C, so not when the epilogue's residual is C itself
+ * (an in-place residual add would read partial sums). Balanced blocks of at most KC. */
+static void plan_kblocks(sgemm_job *j) {
+  j->kblock = false;
+  if (j->K <= KC) return;
+  if (j->ep && j->ep->residual) {
+    uintptr_t r0 = (uintptr_t)j->ep->residual, r1 = (uintptr_t)(j->ep->residual + (j->M - 1) * j->ep->ld_res + j->N);
+    uintptr_t c0 = (uintptr_t)j->C, c1 = (uintptr_t)(j->C + (j->M - 1) * j->ldc + j->N);
+    if (r0 < c1 && c0 < r1) return;
+  }
+  int64_t nkb = (j->K + KC - 1) / KC;
+  j->kc = (j->K + nkb - 1) / nkb;
+  j->kblock = true;
 }
 
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
@@ -81,7 +118,19 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
+  plan_kblocks(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
+}
+
+void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
+                           const float *Btail, float *C, int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp,
+                           bool generic) {
+  if (M <= 0 || N <= 0) return;
+  sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
+                 .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+  plan_kblocks(&j);
+  nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 
 void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,

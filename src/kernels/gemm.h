@@ -46,12 +46,23 @@ void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const fl
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic);
 
-/* One MR x NR tile: a, b point at the panels, c at C(i0, j0); mr <= MR, nr <= NR valid. */
-typedef void (*nnp_sgemm_tile_fn)(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                                  const nnp_epilogue *ep, int64_t i0, int64_t j0);
-void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                            const nnp_epilogue *ep, int64_t i0, int64_t j0);
-void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                         const nnp_epilogue *ep, int64_t i0, int64_t j0);
+/* B read in place, unpacked: B(k, n) = B[k*ldb + n] for the N / NR full column panels
+ * (a 1x1 convolution's input is already K x N row-major: packing it was a whole extra
+ * pass over the tensor); the ragged last panel, when N % NR != 0, comes packed from
+ * Btail (K x NR, nnp_sgemm_pack_b_panels of columns N / NR * NR..). Same results as
+ * packing all of B: each tile sums the same products in the same order. */
+void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
+                           const float *Btail, float *C, int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp,
+                           bool generic);
+
+/* One MR x NR tile: a, b point at the panels (row k of b's panel at b + k*ldb: NR when
+ * packed), c at C(i0, j0); mr <= MR, nr <= NR valid. accum: the sum starts from C's
+ * current values (a later block of K; ep is then applied only by the last block). */
+typedef void (*nnp_sgemm_tile_fn)(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
+                                  int mr, int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 
 #endif

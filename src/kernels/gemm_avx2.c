@@ -6,10 +6,22 @@
 #include "kernels/gemm.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
-void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                         const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  bool full = mr == NNP_SGEMM_MR && nr == NNP_SGEMM_NR;
+  if (accum) { /* a later K block: continue from the partial sums in C */
+    float t[NNP_SGEMM_MR][NNP_SGEMM_NR] = {{0}};
+    for (int r = 0; r < mr; r++)
+      for (int j = 0; j < nr; j++) t[r][j] = c[r * ldc + j];
+    c00 = _mm256_loadu_ps(t[0]); c01 = _mm256_loadu_ps(t[0] + 8);
+    c10 = _mm256_loadu_ps(t[1]); c11 = _mm256_loadu_ps(t[1] + 8);
+    c20 = _mm256_loadu_ps(t[2]); c21 = _mm256_loadu_ps(t[2] + 8);
+    c30 = _mm256_loadu_ps(t[3]); c31 = _mm256_loadu_ps(t[3] + 8);
+    c40 = _mm256_loadu_ps(t[4]); c41 = _mm256_loadu_ps(t[4] + 8);
+    c50 = _mm256_loadu_ps(t[5]); c51 = _mm256_loadu_ps(t[5] + 8);
+  }
   for (int64_t k = 0; k < K; k++) {
     __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
     av = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01);
@@ -19,10 +31,9 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, in
     av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
     av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
     a += NNP_SGEMM_MR;
-    b += NNP_SGEMM_NR;
+    b += ldb;
   }
   __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-  bool full = mr == NNP_SGEMM_MR && nr == NNP_SGEMM_NR;
   if (full && (!ep || ep->act != NNP_ACT_SIGMOID)) {
     for (int r = 0; r < NNP_SGEMM_MR; r++) {
       __m256 v0 = acc[r][0], v1 = acc[r][1];
@@ -58,8 +69,8 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, in
 }
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
-void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, float *c, int64_t ldc, int mr, int nr,
-                         const nnp_epilogue *ep, int64_t i0, int64_t j0) {
-  nnp_sgemm_tile_generic(K, a, b, c, ldc, mr, nr, ep, i0, j0);
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  nnp_sgemm_tile_generic(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
 }
 #endif

@@ -47,6 +47,10 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   d.pw = kind == 1 ? 0 : kt_int(0, d.kw / 2);
   d.h = kt_int((d.kh - 1) * d.dh + 1, 19);
   d.w = kt_int((d.kw - 1) * d.dw + 1, 23);
+  if (kind == 1 && trial % 6 == 1) { /* P a multiple of 16: the 1x1 conv reads X in place as B */
+    d.h = 2 * kt_int(1, 4);
+    d.w = 8 * kt_int(1, 3);
+  }
   if (kind == 0) {
     d.c = d.m = d.group = kt_int(1, 11);
   } else {

@@ -62,6 +62,18 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       CHECK_MSG(err < 1e-4, "trial %d M=%lld N=%lld K=%lld ta=%d tb=%d act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ta, tb, ep.act, bk, ep.residual != NULL,
                 generic ? "generic" : "avx2", t + 1, err);
+      if (tb) continue;
+      /* B read in place (row-major K x N), only the ragged last panel packed */
+      int64_t full = N / NNP_SGEMM_NR * NNP_SGEMM_NR;
+      float *tail = nnp_aligned_alloc(nnp_sgemm_packed_b_floats(K, NNP_SGEMM_NR) * sizeof(float));
+      if (full < N) nnp_sgemm_pack_b_panels(K, N - full, B + full, N, 1, tail, 0, 1);
+      memset(got, 0xff, (size_t)(M * N) * sizeof(float));
+      nnp_sgemm_direct_b_ex(M, N, K, ap, B, N, tail, got, N, &ep, pools[t], generic);
+      err = kt_max_err(got, want, M * N);
+      CHECK_MSG(err < 1e-4, "direct B: trial %d M=%lld N=%lld K=%lld act=%d bias=%d res=%d %s threads=%d: err %g",
+                trial, (long long)M, (long long)N, (long long)K, ep.act, bk, ep.residual != NULL,
+                generic ? "generic" : "avx2", t + 1, err);
+      nnp_aligned_free(tail);
     }
   }
   nnp_aligned_free(ap);
@@ -80,10 +92,12 @@ int main(void) {
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   for (int trial = 0; trial < 120; trial++) one_case(trial, pools);
-  /* the residual may be the output itself (an in-place Add fused into the GEMM) */
-  {
-    int64_t M = 13, N = 37, K = 21;
-    float A[13 * 21], B[21 * 37], Y[13 * 37], want[13 * 37];
+  /* the residual may be the output itself (an in-place Add fused into the GEMM); with
+   * K = 21 and with K = 600 (large K is cut into blocks whose partial sums wait in C:
+   * not when C is the residual) */
+  for (int64_t K = 21; K <= 600; K += 579) {
+    int64_t M = 13, N = 37;
+    float *A = nnp_malloc((size_t)(M * K) * 4), *B = nnp_malloc((size_t)(K * N) * 4), Y[13 * 37], want[13 * 37];
     kt_fill(A, M * K);
     kt_fill(B, K * N);
     kt_fill(Y, M * N);
@@ -96,9 +110,11 @@ int main(void) {
     nnp_sgemm_pack_b(K, N, B, N, 1, bp);
     nnp_epilogue ep = {.act = NNP_ACT_RELU, .residual = Y, .ld_res = N};
     nnp_sgemm_packed(M, N, K, ap, bp, Y, N, &ep, pools[1]);
-    CHECK(kt_max_err(Y, want, M * N) < 1e-5);
+    CHECK_MSG(kt_max_err(Y, want, M * N) < 1e-4, "in-place residual, K=%lld", (long long)K);
     nnp_aligned_free(ap);
     nnp_aligned_free(bp);
+    nnp_free(A);
+    nnp_free(B);
   }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();

@@ -1,0 +1,94 @@
+/* bench_conv_layers: best-of-N time of the fast conv2d kernel (kernels/conv.h) on layer
+ * shapes taken from mobilenet_v2, efficientnet_lite0 and resnet18, with the fused
+ * bias + ReLU6 epilogue the models use. Short runs, best of many: on a shared machine
+ * the minimum is the least disturbed run, so two builds run back to back compare.
+ * Prints ms and GFLOP/s per layer; asserts nothing. Usage: bench_conv_layers [threads] [batch] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kernels/conv.h"
+#include "nnperf/alloc.h"
+#include "util/threadpool.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct layer {
+  const char *what;
+  int64_t c, h, m, k, s, group;
+} layer;
+
+static const layer layers[] = {
+    {"mbv2 dw3x3 s1 32ch 112", 32, 112, 32, 3, 1, 32},
+    {"mbv2 dw3x3 s2 96ch 112", 96, 112, 96, 3, 2, 96},
+    {"mbv2 dw3x3 s1 144ch 56", 144, 56, 144, 3, 1, 144},
+    {"mbv2 dw3x3 s1 384ch 14", 384, 14, 384, 3, 1, 384},
+    {"mbv2 dw3x3 s1 960ch 7", 960, 7, 960, 3, 1, 960},
+    {"effl0 dw5x5 s1 480ch 14", 480, 14, 480, 5, 1, 480},
+    {"mbv2 1x1 16->96 112", 16, 112, 96, 1, 1, 1},
+    {"mbv2 1x1 144->24 56", 144, 56, 24, 1, 1, 1},
+    {"mbv2 1x1 384->64 14", 384, 14, 64, 1, 1, 1},
+    {"mbv2 1x1 160->960 7", 160, 7, 960, 1, 1, 1},
+    {"mbv2 1x1 320->1280 7", 320, 7, 1280, 1, 1, 1},
+    {"mbv2 conv3x3 s2 3->32 224", 3, 224, 32, 3, 2, 1},
+    {"rn18 conv3x3 64ch 56", 64, 56, 64, 3, 1, 1},
+    {"rn18 conv3x3 256ch 14", 256, 14, 256, 3, 1, 1},
+    {"rn18 conv3x3 512ch 7", 512, 7, 512, 3, 1, 1},
+};
+
+int main(int argc, char **argv) {
+  int threads = argc > 1 ? atoi(argv[1]) : 2;
+  int64_t batch = argc > 2 ? atoll(argv[2]) : 1;
+  if (threads < 1 || batch < 1) {
+    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1]\n");
+    return 2;
+  }
+  nnp_threadpool *tp = NULL;
+  if (threads > 1 && nnp_threadpool_create(threads, &tp) != NNP_OK) return 1;
+  printf("threads %d batch %lld: best of 30 (at least 0.2 s) per layer\n", threads, (long long)batch);
+  printf("  %-28s %10s %9s %s\n", "layer", "ms", "GFLOP/s", "kernel");
+  double total = 0;
+  for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
+    const layer *l = &layers[i];
+    int64_t p = l->k / 2, o = (l->h + 2 * p - l->k) / l->s + 1;
+    nnp_conv2d_desc d = {.n = batch, .c = l->c, .h = l->h, .w = l->h, .m = l->m, .oh = o, .ow = o, .kh = l->k,
+                         .kw = l->k, .sh = l->s, .sw = l->s, .ph = p, .pw = p, .dh = 1, .dw = 1, .group = l->group};
+    int64_t nx = batch * l->c * l->h * l->h, ny = batch * l->m * o * o, nw = l->m * (l->c / l->group) * l->k * l->k;
+    float *x = nnp_aligned_alloc((size_t)nx * 4), *y = nnp_aligned_alloc((size_t)ny * 4);
+    float *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)l->m * 4);
+    for (int64_t j = 0; j < nx; j++) x[j] = (float)(j % 17) * 0.01f - 0.08f;
+    for (int64_t j = 0; j < nw; j++) w[j] = (float)(j % 11) * 0.02f - 0.1f;
+    for (int64_t j = 0; j < l->m; j++) bias[j] = 0.01f * (float)j;
+    nnp_conv2d_kernel *k = NULL;
+    if (!x || !y || !w || !bias || nnp_conv2d_prepare(&d, w, false, &k) != NNP_OK) {
+      fprintf(stderr, "bench_conv_layers: preparing '%s' failed\n", l->what);
+      return 1;
+    }
+    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
+    nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act = NNP_ACT_CLIP, .act_min = 0.0f, .act_max = 6.0f};
+    double best = 1e30, t_start = now_s();
+    for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
+      double t0 = now_s();
+      nnp_conv2d_run(k, x, y, &ep, scratch, tp);
+      double dt = now_s() - t0;
+      if (dt < best) best = dt;
+    }
+    double flops = 2.0 * (double)ny * (double)(l->c / l->group) * (double)(l->k * l->k);
+    static const char *algo[] = {"depthwise", "gemm1x1", "im2col"};
+    printf("  %-28s %10.4f %9.1f %s\n", l->what, best * 1e3, flops / best * 1e-9, algo[nnp_conv2d_algo(k)]);
+    total += best;
+    nnp_aligned_free(scratch);
+    nnp_conv2d_destroy(k);
+    nnp_aligned_free(x);
+    nnp_aligned_free(y);
+    nnp_free(w);
+    nnp_free(bias);
+  }
+  printf("  %-28s %10.4f\n", "sum", total * 1e3);
+  nnp_threadpool_destroy(tp);
+  return 0;
+}
