@@ -25,8 +25,7 @@ int pass_single_consumer(const nnp_graph *g, int v) {
   return found;
 }
 
-void pass_remove_node(nnp_graph *g, int i) {
-  nnp_node *n = &g->nodes[i];
+static void free_node(nnp_node *n) {
   nnp_free(n->name);
   nnp_free(n->op_type);
   nnp_free(n->domain);
@@ -34,9 +33,48 @@ void pass_remove_node(nnp_graph *g, int i) {
   nnp_free(n->outputs);
   for (int a = 0; a < n->n_attrs; a++) nnp_attr_clear(&n->attrs[a]);
   nnp_free(n->attrs);
+}
+
+void pass_remove_node(nnp_graph *g, int i) {
+  nnp_node *n = &g->nodes[i];
+  free_node(n);
   memmove(&g->nodes[i], &g->nodes[i + 1], sizeof *n * (size_t)(g->n_nodes - i - 1));
   g->n_nodes--;
   memset(&g->nodes[g->n_nodes], 0, sizeof *n);
+}
+
+int *pass_use_counts(const nnp_graph *g) {
+  int *uses = nnp_calloc(g->n_values > 0 ? (size_t)g->n_values : 1, sizeof(int));
+  if (!uses) return NULL;
+  for (int v = 0; v < g->n_values; v++) uses[v] = g->values[v].is_output ? 1 : 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_inputs; k++)
+      if (g->nodes[i].inputs[k] >= 0) uses[g->nodes[i].inputs[k]]++;
+  return uses;
+}
+
+int pass_next_reader(const nnp_graph *g, int from, int v, const bool *dead) {
+  for (int step = 0; step < g->n_nodes; step++) {
+    int i = (from + step) % g->n_nodes;
+    if (dead && dead[i]) continue;
+    for (int k = 0; k < g->nodes[i].n_inputs; k++)
+      if (g->nodes[i].inputs[k] == v) return i;
+  }
+  return -1;
+}
+
+void pass_remove_dead(nnp_graph *g, const bool *dead) {
+  int kept = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (dead[i]) {
+      free_node(&g->nodes[i]);
+      continue;
+    }
+    if (kept != i) g->nodes[kept] = g->nodes[i];
+    kept++;
+  }
+  if (kept < g->n_nodes) memset(&g->nodes[kept], 0, sizeof *g->nodes * (size_t)(g->n_nodes - kept));
+  g->n_nodes = kept;
 }
 
 void pass_replace_uses(nnp_graph *g, int from, int to) {

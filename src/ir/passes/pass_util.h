@@ -13,6 +13,14 @@ int pass_uses(const nnp_graph *g, int v);
 int pass_single_consumer(const nnp_graph *g, int v);
 /* Frees node i and closes the gap (node indices after i shift down by one). */
 void pass_remove_node(nnp_graph *g, int i);
+
+/* For passes over long graphs (pass_uses/pass_single_consumer/pass_remove_node are O(nodes)
+ * per call, quadratic in a loop): use counts of every value taken once (nnp_malloc'd,
+ * n_values entries; NULL when out of memory), the first live node at or after `from`
+ * (wrapping around) that reads v, and one compaction removing every node marked dead. */
+int *pass_use_counts(const nnp_graph *g);
+int pass_next_reader(const nnp_graph *g, int from, int v, const bool *dead);
+void pass_remove_dead(nnp_graph *g, const bool *dead);
 /* Replaces every node input `from` by `to` (graph outputs are left alone). */
 void pass_replace_uses(nnp_graph *g, int from, int to);
 /* The float32 initializer data of value v, or NULL if v is not one. */
