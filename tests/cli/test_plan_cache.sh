@@ -47,9 +47,22 @@ check_rebuilt "empty file" "empty file"
 o=$("$nnperf" coldstart "$work/tiny.onnx" --backend fault --cache "$work/c" 2>&1)
 [ $? = 2 ] && grep -q "native backend" <<<"$o" && ok "coldstart --cache refuses other backends" || bad "other backend: $o"
 
-# bench --cache hands cache_dir to native
-o=$("$nnperf" bench "$work/tiny.onnx" --backend native --cache "$work/b" --iterations 3 --warmup 1 --processes 1 2>&1)
+# bench --cache: each native row gets a twin row run with the cache warm (filled before it
+# is measured: its note says hit), the plain row does not touch the cache
+o=$("$nnperf" bench "$work/tiny.onnx" --backend native --cache "$work/b" --iterations 3 --warmup 1 --processes 1 \
+  --no-history --json "$work/bc.json" 2>&1)
 ls "$work"/b/plan-*.nnpplan > /dev/null 2>&1 && ok "bench --cache writes the plan cache" || bad "bench --cache: $o"
+if /usr/bin/python3 - "$work/bc.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+labels = [r["label"] for r in rows]
+assert labels == ["native fp32 t%d b1" % rows[0]["threads"], "native fp32 t%d b1 cache" % rows[0]["threads"]], labels
+assert all(r["status"] == "ok" for r in rows), rows
+notes = [r.get("note", "") for r in rows]
+assert "plan cache" not in notes[0] and "plan cache: hit" in notes[1], notes
+assert all(r["phases"]["cold_start_s"] > 0 for r in rows), rows
+PY
+then ok "bench --cache: a warm-cache twin row beside the plain native row"; else bad "bench --cache rows: $o"; fi
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
