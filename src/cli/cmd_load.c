@@ -5,11 +5,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_result.h"
 #include "cli/load_args.h"
 #include "load/pool.h"
 #include "load/report.h"
 #include "load/scenarios.h"
 #include "load/target.h"
+#include "nnperf/report.h"
+#include "nnperf/report_html.h"
 
 static const char help[] =
     "usage: nnperf load MODEL [options]\n\n"
@@ -33,6 +36,9 @@ static const char help[] =
     "  --confirm N            confirmation runs of the found QPS (default 2)\n"
     "  --sweep                server: latency vs QPS from 10% to 120% of the offline capacity\n"
     "  --json PATH            write the result (docs/result-schema.md, load section)\n"
+    "  --html PATH            the HTML report (latency-vs-QPS curve), as nnperf report writes it\n"
+    "  --history DB           history database (default $NNPERF_HISTORY or\n"
+    "                         ~/.local/share/nnperf/history.db)   --no-history  do not store the run\n"
     "  --mem-limit MiB        memory limit per worker   --timeout S  start-up/drain limit (600)\n"
     "  --pin                  pin each worker to CPUs 0..threads-1\n\n"
     "examples:\n"
@@ -51,8 +57,8 @@ int nnp_cmd_load(int argc, char **argv) {
                          .streams = 4, .interval_s = 0.05, .confirm = 2};
   nnp_load_target_options to = {.model = NULL, .backend = "native", .threads = 1, .seed = 1, .timeout_s = 600};
   long long instances = 1, v;
-  int find_max = 0, sweep = 0;
-  const char *json = NULL;
+  int find_max = 0, sweep = 0, no_history = 0;
+  const char *json = NULL, *html = NULL, *history = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -62,6 +68,7 @@ int nnp_cmd_load(int argc, char **argv) {
     if (!strcmp(a, "--find-max-qps")) { find_max = 1; continue; }
     if (!strcmp(a, "--sweep")) { sweep = 1; continue; }
     if (!strcmp(a, "--pin")) { to.pin = 1; continue; }
+    if (!strcmp(a, "--no-history")) { no_history = 1; continue; }
     if (a[0] != '-') {
       if (to.model) return cli_usage_error("load", "more than one model given ('%s')", a);
       to.model = a;
@@ -101,6 +108,8 @@ int nnp_cmd_load(int argc, char **argv) {
       if (!cli_want_int(val, 0, 20, &v)) return cli_usage_error("load", "--confirm wants 0..20, not '%s'", val);
       cfg.confirm = (int)v;
     } else if (!strcmp(a, "--json")) json = val;
+    else if (!strcmp(a, "--html")) html = val;
+    else if (!strcmp(a, "--history")) history = val;
     else if (!strcmp(a, "--mem-limit")) {
       if (!cli_want_int(val, 1, 1 << 30, &v)) return cli_usage_error("load", "--mem-limit wants MiB, not '%s'", val);
       to.mem_limit = v << 20;
@@ -141,11 +150,25 @@ int nnp_cmd_load(int argc, char **argv) {
   nnp_load_meta meta = {.command_line = command_line, .model = to.model, .backend = to.backend,
                         .backend_version = pool.w[0].version, .options = to.options ? to.options : "",
                         .note = pool.w[0].note, .instances = (int)instances, .threads = to.threads};
-  nnp_load_print_table(stdout, &meta, &res);
+  const nnp_load_worker *w0 = &pool.w[0];
+  nnp_load_startup first = {w0->spawn_to_ready_s, w0->load_s, w0->first_s, w0->cold_start_s};
+  /* the common result document: the same writer, history and HTML report as bench */
+  nnp_bench_result doc;
   int rc = CLI_OK;
-  if (json && nnp_load_write_json(json, &meta, &res, &pool) != NNP_OK) rc = cli_fail(json);
+  if (nnp_load_doc_init(&doc, &meta, &t, cfg.seed, &first, err) != NNP_OK ||
+      nnp_load_doc_set_load(&doc, &res, &pool, to.options, (int)instances) != NNP_OK)
+    rc = cli_fail("load");
   nnp_load_pool_stop(&pool);
   nnp_load_target_close(&t);
+  nnp_load_result_free(&res);
+  if (rc == CLI_OK) {
+    nnp_load_print_table(stdout, &doc);
+    if (json && nnp_report_write_json(&doc, json) != NNP_OK) rc = cli_fail(json);
+    if (html && nnp_report_write_html(&doc, html) != NNP_OK) rc = cli_fail(html);
+    /* a failed run is reported in one line and not stored: its points are partial */
+    if (st == NNP_OK && !no_history) cli_store_history(&doc, history, 0);
+  }
+  nnp_bench_result_free(&doc);
   if (st != NNP_OK) {
     fprintf(stderr, "nnperf: error: %s\n", err);
     return CLI_FAIL;

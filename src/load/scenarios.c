@@ -5,6 +5,7 @@
 
 #include "load/schedule.h"
 #include "nnperf/alloc.h"
+#include "nnperf/bench.h"
 
 static const char *const NAMES[] = {"single-stream", "multi-stream", "server", "offline"};
 
@@ -27,6 +28,50 @@ static int64_t run_queries(const nnp_load_config *c, double rate) {
   int64_t q = (int64_t)ceil(n);
   if (c->max_queries > 0 && q > c->max_queries) q = c->max_queries;
   return q;
+}
+
+/* The completed queries' latencies, or when there are more than NNP_LOAD_RESERVOIR of
+ * them a uniform reservoir (Algorithm R, indices from mix64 of the run's seed: the same
+ * run keeps the same queries), in arrival order either way. */
+static nnp_status keep_samples(const double *lat, int64_t n, uint64_t seed, nnp_load_point *pt) {
+  int64_t cap = NNP_LOAD_RESERVOIR, seen = 0;
+  int64_t *pick = nnp_malloc(sizeof(int64_t) * (size_t)cap);
+  pt->samples = nnp_malloc(sizeof(double) * (size_t)cap);
+  if (!pick || !pt->samples) {
+    nnp_free(pick);
+    nnp_free(pt->samples);
+    pt->samples = NULL;
+    return nnp_error(NNP_ERR_NOMEM, "out of memory for the latency samples");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (lat[i] < 0) continue;
+    if (seen < cap) pick[seen] = i;
+    else {
+      uint64_t j = nnp_mix64(seed * 0x9E3779B97F4A7C15ull + (uint64_t)seen) % (uint64_t)(seen + 1);
+      if (j < (uint64_t)cap) pick[j] = i;
+    }
+    seen++;
+  }
+  int m = (int)(seen < cap ? seen : cap);
+  /* the reservoir's slots are in no order; arrival order reads better and is stable */
+  for (int a = 1; a < m; a++)
+    for (int b = a; b > 0 && pick[b - 1] > pick[b]; b--) {
+      int64_t t = pick[b];
+      pick[b] = pick[b - 1];
+      pick[b - 1] = t;
+    }
+  for (int k = 0; k < m; k++) pt->samples[k] = lat[pick[k]];
+  pt->n_samples = m;
+  nnp_free(pick);
+  return NNP_OK;
+}
+
+void nnp_load_result_free(nnp_load_result *res) {
+  for (int i = 0; i < res->n_points; i++) {
+    nnp_free(res->points[i].samples);
+    res->points[i].samples = NULL;
+    res->points[i].n_samples = 0;
+  }
 }
 
 static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_scenario sc, double qps, int max_batch,
@@ -65,6 +110,7 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
   memset(pt, 0, sizeof *pt);
   nnp_status st = nnp_load_pool_run(p, &run, lat, &pt->s);
   nnp_free(run.arrival);
+  if (st == NNP_OK) st = keep_samples(lat, pt->s.queries, seed, pt);
   nnp_free(lat);
   if (st != NNP_OK) return st;
   pt->purpose = purpose;
