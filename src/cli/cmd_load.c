@@ -29,7 +29,11 @@ static const char help[] =
     "  --duration T           each run's schedule spans T (default 10s; 500ms, 2s, ...)\n"
     "  --queries N            at most N queries per run (offline: exactly N)\n"
     "  --max-batch N          offline: queries per request, dynamic batching (default 8)\n"
-    "  --streams N            multi-stream: queries per interval (default 4)\n"
+    "  --streams N            multi-stream: queries per interval (default 4); server and offline:\n"
+    "                         requests each instance runs at once (default 1, at most 16): one\n"
+    "                         process serving N queries concurrently (threads on one loaded\n"
+    "                         session for ort-cpu, N infer requests for openvino, the model\n"
+    "                         loaded once per stream for C backends)\n"
     "  --interval T           multi-stream: interval (default 50ms)\n"
     "  --p99 T                latency bound: queries above it are late; target of --find-max-qps\n"
     "  --find-max-qps         server: highest QPS with P99 <= --p99 and nothing dropped\n"
@@ -43,7 +47,8 @@ static const char help[] =
     "  --pin                  pin each worker to CPUs 0..threads-1\n\n"
     "examples:\n"
     "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 20 --duration 10s\n"
-    "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n";
+    "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n"
+    "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 100 --streams 2\n";
 
 static void on_signal(int sig) {
   (void)sig;
@@ -54,9 +59,10 @@ int nnp_cmd_load(int argc, char **argv) {
   char command_line[2048];
   cli_join_args(argc, argv, command_line, sizeof command_line);
   nnp_load_config cfg = {.scenario = NNP_LOAD_SERVER, .qps = 10, .seed = 1, .duration_s = 10, .max_batch = 8,
-                         .streams = 4, .interval_s = 0.05, .confirm = 2};
+                         .streams = 1, .interval_s = 0.05, .confirm = 2};
   nnp_load_target_options to = {.model = NULL, .backend = "native", .threads = 1, .seed = 1, .timeout_s = 600};
   long long instances = 1, v;
+  int streams = 0; /* 0: the scenario's default */
   int find_max = 0, sweep = 0, no_history = 0;
   const char *json = NULL, *html = NULL, *history = NULL;
   for (int i = 1; i < argc; i++) {
@@ -99,7 +105,7 @@ int nnp_cmd_load(int argc, char **argv) {
       cfg.max_batch = (int)v;
     } else if (!strcmp(a, "--streams")) {
       if (!cli_want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--streams wants 1..4096, not '%s'", val);
-      cfg.streams = (int)v;
+      streams = (int)v;
     } else if (!strcmp(a, "--interval")) {
       if (!cli_parse_duration(val, &cfg.interval_s)) return cli_usage_error("load", "--interval wants a time like 50ms, not '%s'", val);
     } else if (!strcmp(a, "--p99")) {
@@ -121,8 +127,14 @@ int nnp_cmd_load(int argc, char **argv) {
     return cli_usage_error("load", "--find-max-qps and --sweep are server-scenario searches");
   if (find_max && cfg.bound_s <= 0) return cli_usage_error("load", "--find-max-qps needs --p99 T");
   if (find_max && sweep) return cli_usage_error("load", "choose one of --find-max-qps and --sweep");
-  if (cfg.scenario == NNP_LOAD_SINGLE_STREAM && instances != 1)
-    return cli_usage_error("load", "single-stream has one query in flight: --instances 1");
+  if (cfg.scenario == NNP_LOAD_SINGLE_STREAM && (instances != 1 || streams > 1))
+    return cli_usage_error("load", "single-stream has one query in flight: --instances 1, no --streams");
+  /* multi-stream: queries per interval (default 4); server and offline: requests each
+   * worker runs at once (default 1), a shared instance serving several queries */
+  if (cfg.scenario != NNP_LOAD_MULTI_STREAM && streams > NNP_LOAD_MAX_STREAMS)
+    return cli_usage_error("load", "--streams wants 1..%d per instance for %s", NNP_LOAD_MAX_STREAMS,
+                           nnp_load_scenario_name(cfg.scenario));
+  cfg.streams = streams ? streams : cfg.scenario == NNP_LOAD_MULTI_STREAM ? 4 : 1;
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -137,6 +149,7 @@ int nnp_cmd_load(int argc, char **argv) {
   memset(&res, 0, sizeof res);
   res.cfg = cfg;
   res.capacity_qps = res.max_qps = -1;
+  if (cfg.scenario != NNP_LOAD_MULTI_STREAM) t.req.streams = cfg.streams;
   if (nnp_load_pool_start(&t.req, (int)instances, to.timeout_s, &pool) != NNP_OK) {
     nnp_load_target_close(&t);
     return cli_fail(to.model);

@@ -57,6 +57,8 @@ nnp_status nnp_load_doc_set_load(nnp_bench_result *r, nnp_load_result *res, cons
   l->max_queries = c->max_queries;
   l->max_batch = c->max_batch;
   l->streams = c->streams;
+  /* what the workers run at once: a worker without concurrent serving says 1 */
+  if (c->scenario != NNP_LOAD_MULTI_STREAM && pool && pool->n > 0) l->streams = pool->w[0].streams;
   l->interval_s = c->interval_s;
   l->instances = instances;
   snprintf(l->backend_options, sizeof l->backend_options, "%s", options ? options : "");

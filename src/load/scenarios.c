@@ -81,6 +81,11 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
   switch (sc) {
   case NNP_LOAD_SERVER:
     run.n = run_queries(c, qps);
+    /* a search step judges a P99: from fewer than 100 queries that is the maximum, and one
+     * stall of a shared machine fails the step; such steps run longer (unless --queries) */
+    if (strcmp(purpose, "measure") && strcmp(purpose, "sweep") && c->max_queries <= 0 && run.n < NNP_LOAD_MIN_SEARCH_QUERIES) {
+      run.n = NNP_LOAD_MIN_SEARCH_QUERIES;
+    }
     break;
   case NNP_LOAD_MULTI_STREAM:
     run.n = run_queries(c, c->streams / c->interval_s);
@@ -137,7 +142,7 @@ nnp_status nnp_load_capacity(nnp_load_pool *p, const nnp_load_config *cfg, nnp_l
   probe.bound_s = 0;
   NNP_TRY(run_one(p, &probe, NNP_LOAD_SINGLE_STREAM, 0, 1, cfg->seed, "probe", res));
   double per_query = res->points[res->n_points - 1].s.mean;
-  double rate = per_query > 0 ? p->n / per_query : 100;
+  double rate = per_query > 0 ? nnp_load_pool_slots(p) / per_query : 100;
   probe.duration_s = cfg->duration_s;
   NNP_TRY(run_one(p, &probe, NNP_LOAD_OFFLINE, rate, 1, cfg->seed, "capacity", res));
   res->capacity_qps = res->points[res->n_points - 1].s.achieved_qps;

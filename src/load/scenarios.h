@@ -33,6 +33,8 @@ typedef struct nnp_load_config {
 } nnp_load_config;
 
 #define NNP_LOAD_MAX_POINTS 64
+/* queries in a --find-max-qps step at least (a P99 from fewer is the maximum) */
+#define NNP_LOAD_MIN_SEARCH_QUERIES 100
 
 typedef struct nnp_load_point {
   const char *purpose;   /* "measure", "probe", "capacity", "search", "retry", "confirm", "sweep" */
