@@ -68,7 +68,7 @@ int nnp_cmd_history(int argc, char **argv) {
   if (list) {
     int count = 0;
     if (nnp_history_list(h, print_entry, &count) != NNP_OK) rc = cli_fail(NULL);
-    else if (!count) printf("no runs in %s yet (nnperf bench stores every run)\n", path);
+    else if (!count) printf("no runs in %s yet (nnperf bench, load and coldstart store every run)\n", path);
   } else if (show) {
     nnp_bench_result r;
     if (nnp_history_load(h, id, &r) != NNP_OK) rc = cli_fail(NULL);

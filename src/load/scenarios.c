@@ -82,9 +82,11 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
   case NNP_LOAD_SERVER:
     run.n = run_queries(c, qps);
     /* a search step judges a P99: from fewer than 100 queries that is the maximum, and one
-     * stall of a shared machine fails the step; such steps run longer (unless --queries) */
+     * stall of a shared machine fails the step; such steps run longer (unless --queries),
+     * but at most 4 durations: a search sinking to very low rates must still end */
     if (strcmp(purpose, "measure") && strcmp(purpose, "sweep") && c->max_queries <= 0 && run.n < NNP_LOAD_MIN_SEARCH_QUERIES) {
-      run.n = NNP_LOAD_MIN_SEARCH_QUERIES;
+      double most = ceil(4 * qps * c->duration_s);
+      run.n = most < NNP_LOAD_MIN_SEARCH_QUERIES ? (int64_t)(most > run.n ? most : run.n) : NNP_LOAD_MIN_SEARCH_QUERIES;
     }
     break;
   case NNP_LOAD_MULTI_STREAM:
