@@ -239,21 +239,24 @@ nnp_status nnp_load_pool_run(nnp_load_pool *p, nnp_load_run *run, double *latenc
     }
     if (!run->closed)
       while (arrived < n && run->arrival[arrived] <= now) arrived++;
-    /* the oldest waiting queries go to free streams, worker by worker (a closed loop has
-     * one query in flight: the next arrives when it completes) */
-    for (int k = 0; k < p->n; k++) {
-      nnp_load_worker *w = &p->w[k];
-      while (w->in_flight < (run->closed ? 1 : w->streams)) {
-        if (run->closed) {
-          if (next >= n || now > issue_end || pool_in_flight(p)) break;
-          run->arrival[next] = now;
-          arrived = next + 1;
-        }
-        if (next >= arrived) break;
-        int64_t cnt = arrived - next < max_batch ? arrived - next : max_batch;
-        send_request(w, next, (int)cnt);
-        next += cnt;
+    /* the oldest waiting query goes to the worker with the fewest requests in flight that
+     * has a free stream (idle workers first: a second stream of a busy worker shares its
+     * CPU); a closed loop has one query in flight, the next arrives when it completes */
+    for (;;) {
+      nnp_load_worker *w = NULL;
+      for (int k = 0; k < p->n; k++)
+        if (p->w[k].in_flight < (run->closed ? 1 : p->w[k].streams) && (!w || p->w[k].in_flight < w->in_flight))
+          w = &p->w[k];
+      if (!w) break;
+      if (run->closed) {
+        if (next >= n || now > issue_end || pool_in_flight(p)) break;
+        run->arrival[next] = now;
+        arrived = next + 1;
       }
+      if (next >= arrived) break;
+      int64_t cnt = arrived - next < max_batch ? arrived - next : max_batch;
+      send_request(w, next, (int)cnt);
+      next += cnt;
     }
     double wait = deadline - now;
     if (!run->closed && arrived < n && run->arrival[arrived] - now < wait) wait = run->arrival[arrived] - now;
