@@ -262,7 +262,7 @@ static void load_curve(FILE *f, const nnp_load_section *l) {
     fprintf(f, "<text x='%.1f' y='%.0f' class='tick' text-anchor='middle'>%.4g%s</text>", x, bottom + 14, xmax * t / 4,
             t == 4 ? " QPS" : "");
     fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' class='grid'/>", left, y, CHART_W - RIGHT, y);
-    fprintf(f, "<text x='%.0f' y='%.1f' class='tick' text-anchor='end'>%.3g%s</text>", left - 4, y + 4, ymax * 1e3 * t / 4,
+    fprintf(f, "<text x='%.0f' y='%.1f' class='tick' text-anchor='end'>%.4g%s</text>", left - 4, y + 4, ymax * 1e3 * t / 4,
             t == 4 ? " ms" : "");
   }
   if (l->latency_bound_s > 0)
