@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "nnperf/env.h"
+#include "nnperf/load_result.h"
 #include "nnperf/stats.h"
 #include "nnperf/tensor.h"
 
@@ -19,6 +20,9 @@ extern "C" {
 #endif
 
 #define NNP_RESULT_SCHEMA_VERSION 1
+/* Additions within version 1 (docs/result-schema.md): 1 the load and coldstart
+ * documents, 2 "kind", those sections in the common document, latency reservoirs. */
+#define NNP_RESULT_SCHEMA_MINOR 2
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
@@ -125,7 +129,14 @@ typedef struct nnp_bench_result {
   bool noisy;            /* CV or machine load high: results flagged */
   int n_rows, cap_rows;
   nnp_bench_row *rows;
+  /* nnperf load / nnperf coldstart: their section (owned, NULL for a bench run). Such a
+   * run has one row: the backend configuration, its worker's start-up, no samples. */
+  nnp_load_section *load;
+  nnp_coldstart_section *coldstart;
 } nnp_bench_result;
+
+/* "bench", "load" or "coldstart": which section the result carries. */
+const char *nnp_result_kind(const nnp_bench_result *r);
 
 void nnp_bench_result_free(nnp_bench_result *r);
 

@@ -1,4 +1,4 @@
-/* Run history: every `nnperf bench` result stored in a SQLite database, so that runs can
+/* Run history: every `nnperf bench`, `load` and `coldstart` result stored in a SQLite database, so that runs can
  * be listed, exported again as result JSON and compared with later ones. */
 #ifndef NNPERF_HISTORY_H
 #define NNPERF_HISTORY_H
@@ -36,6 +36,7 @@ typedef struct nnp_history_entry {
   char command_line[1024];
   int n_rows, n_ok;
   bool noisy;
+  char kind[16];      /* bench, load or coldstart */
 } nnp_history_entry;
 
 /* Calls fn for every run, oldest first; fn returning non-zero stops the listing. */

@@ -34,6 +34,56 @@ def probe(name):
         return 1
 
 
+def serve_streams(stdin, w, runners):
+    """Serve mode with N streams: one thread per stream, each running requests through its
+    own runner (a shared session or its own infer request, from the adapter); answers are
+    written under a lock as each request finishes, so they may come out of order. A failed
+    inference is reported at once and ends the worker: the parent must not wait for it."""
+    import queue
+    import threading
+    q = queue.Queue()
+    lock = threading.Lock()
+
+    def loop(run):
+        while True:
+            item = q.get()
+            if item is None:
+                return
+            qid, k = item
+            try:
+                t0 = time.monotonic_ns()
+                for _ in range(k):
+                    run()
+                t1 = time.monotonic_ns()
+            except BaseException as e:  # noqa: BLE001 - reported, then the process ends
+                with lock:
+                    w.error("nomem" if isinstance(e, MemoryError) else "failed", f"{type(e).__name__}: {e}")
+                    w.flush()
+                os._exit(1)
+            with lock:
+                w.line(f"completed {qid} {t0 * 1e-9:.9f} {t1 * 1e-9:.9f}")
+                w.flush()
+
+    threads = [threading.Thread(target=loop, args=(r,), daemon=True) for r in runners]
+    for t in threads:
+        t.start()
+    with lock:
+        w.line(f"serving {len(runners)}")
+        w.flush()
+    while True:
+        line = stdin.readline()
+        if not line or line.startswith(b"quit"):
+            break
+        parts = line.split()
+        if len(parts) != 3 or parts[0] != b"infer" or int(parts[2]) < 1:
+            raise ValueError(f"malformed serve request {line[:64]!r}")
+        q.put((int(parts[1]), int(parts[2])))
+    for _ in threads:
+        q.put(None)
+    for t in threads:
+        t.join()
+
+
 def serve(stdin, w, a, prepare):
     """Serve mode: 'infer ID K' runs K inferences back to back and answers
     'completed ID T_START T_END' (monotonic seconds); 'quit' or end of input ends it."""
@@ -109,7 +159,12 @@ def main():
             w.tensor("first", k, oname, arr)
         w.flush()
         if spec.mode == "serve":
-            serve(stdin, w, a, prepare)
+            # streams need an adapter that can run requests concurrently (stream_runners);
+            # a dynamic-shape feed is redrawn per inference and cannot be shared
+            if spec.streams > 1 and hasattr(a, "stream_runners") and not spec.dynamic:
+                serve_streams(stdin, w, a.stream_runners(spec.streams))
+            else:
+                serve(stdin, w, a, prepare)
             w.line(f"memory {vmhwm()}")
             w.line("done")
             w.flush()

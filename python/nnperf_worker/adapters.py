@@ -57,6 +57,13 @@ class OrtCpu:
     def run(self):
         return self.sess.run(None, self.feed)
 
+    def stream_runners(self, n):
+        """Serve mode with n streams: one shared session. InferenceSession.run may be called
+        from several threads at once (ONNX Runtime documents it thread-safe) and releases
+        the GIL, so n threads run n inferences concurrently on one loaded model."""
+        sess, feed = self.sess, self.feed
+        return [lambda: sess.run(None, feed) for _ in range(n)]
+
 
 class OpenVinoCpu:
     """OpenVINO, CPU plugin, latency hint, INFERENCE_NUM_THREADS = --threads. Options:
@@ -92,6 +99,11 @@ class OpenVinoCpu:
         if fixed:
             model.reshape(fixed)
         t1 = time.monotonic()
+        if spec.mode == "serve" and spec.streams > 1:
+            # serve mode with N streams: N execution streams of `threads` threads each in the
+            # one compiled model, one infer request per stream (stream_runners)
+            config["NUM_STREAMS"] = spec.streams
+            config["INFERENCE_NUM_THREADS"] = spec.threads * spec.streams
         self.compiled = core.compile_model(model, "CPU", config)
         t2 = time.monotonic()
         self.request = self.compiled.create_infer_request()
@@ -107,6 +119,16 @@ class OpenVinoCpu:
     def run(self):
         self.request.infer(self.feed)
         return [self.request.get_output_tensor(i).data.copy() for i in range(len(self.output_names))]
+
+    def stream_runners(self, n):
+        """Serve mode with n streams: one compiled model, n infer requests (OpenVINO's
+        multi-request API; infer() releases the GIL), one per serving thread."""
+        feed = self.feed
+        runners = []
+        for k in range(n):
+            req = self.request if k == 0 else self.compiled.create_infer_request()
+            runners.append(lambda req=req: req.infer(feed))
+        return runners
 
 
 ADAPTERS = {a.name: a for a in (OrtCpu, OpenVinoCpu)}

@@ -25,6 +25,7 @@ class Spec:
         self.inputs = []          # (name, array)
         self.dynamic = None       # (index, [(lo, hi)...], name)
         self.mode = "bench"       # "serve": answer inference requests (docs/worker-protocol.md)
+        self.streams = 1          # serve mode: requests run at once
 
 
 def _read_exact(stream, n):
@@ -97,6 +98,8 @@ def read_spec(stream):
                          float(vals[6]), float(vals[7]) if len(vals) > 7 else 10.0]
         elif key == "mode":
             spec.mode = rest
+        elif key == "streams":
+            spec.streams = max(1, int(rest))
         elif key == "dynamic":
             spec.dynamic = parse_dynamic(rest)
         elif key == "run":

@@ -66,6 +66,16 @@ void nnp_bench_result_free(nnp_bench_result *r) {
   nnp_free(r->rows);
   r->rows = NULL;
   r->n_rows = r->cap_rows = 0;
+  nnp_load_section_free(r->load);
+  nnp_free(r->load);
+  r->load = NULL;
+  nnp_coldstart_section_free(r->coldstart);
+  nnp_free(r->coldstart);
+  r->coldstart = NULL;
+}
+
+const char *nnp_result_kind(const nnp_bench_result *r) {
+  return r->load ? "load" : r->coldstart ? "coldstart" : "bench";
 }
 
 uint64_t nnp_mix64(uint64_t z) {

@@ -156,6 +156,7 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
   if (q->options && q->options[0]) fprintf(f, "options %s\n", q->options);
   if (q->mem_limit > 0) fprintf(f, "memlimit %lld\n", q->mem_limit);
   if (q->serve) fprintf(f, "mode serve\n");
+  if (q->serve && q->streams > 1) fprintf(f, "streams %d\n", q->streams);
   const nnp_loop_spec *l = &q->loop;
   fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
           l->iterations, l->min_time_s, l->max_time_s, l->warmup_max_time_s);

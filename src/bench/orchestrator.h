@@ -31,6 +31,7 @@ typedef struct nnp_row_request {
   long long mem_limit;      /* RLIMIT_AS for the worker, 0 = none */
   int pin_cpus;             /* > 0: pin the worker to CPUs 0..pin_cpus-1 */
   int serve;                /* serve mode (docs/worker-protocol.md): requests on stdin after the spec */
+  int streams;              /* serve mode: requests the worker may run at once (0 or 1: one) */
 } nnp_row_request;
 
 /* A started worker process. in is the worker's stdin: closed after the spec in bench

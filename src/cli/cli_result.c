@@ -1,5 +1,6 @@
 /* Loading a result for report/compare: from a file, or from the run history. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,4 +34,19 @@ nnp_status cli_load_result(const char *spec, const char *history_path, nnp_bench
   nnp_status s = nnp_history_load(h, id, out);
   nnp_history_close(h);
   return s;
+}
+
+void cli_store_history(const nnp_bench_result *r, const char *history_path, int quiet) {
+  char hpath[1024];
+  nnp_history *h = NULL;
+  int64_t run_id = 0;
+  if (history_path) snprintf(hpath, sizeof hpath, "%s", history_path);
+  if ((history_path || nnp_history_default_path(hpath, sizeof hpath) == NNP_OK) && nnp_history_open(hpath, &h) == NNP_OK &&
+      nnp_history_add(h, r, &run_id) == NNP_OK) {
+    if (!quiet) fprintf(stderr, "nnperf: stored as history run %lld (%s)\n", (long long)run_id, hpath);
+  } else {
+    /* the measurement itself is fine: say so, keep the exit status */
+    fprintf(stderr, "nnperf: warning: run not stored in the history: %s\n", nnp_last_error());
+  }
+  nnp_history_close(h);
 }

@@ -14,4 +14,8 @@ nnp_status cli_load_result(const char *spec, const char *history_path, nnp_bench
 /* Parses a history id ("12", "@12", "history:12"); 0 when spec is not one. */
 int cli_history_id(const char *spec, long long *id);
 
+/* Stores r in the history (history_path, else the default database) and says so on
+ * stderr unless quiet; a failure is a warning: the measurement's exit status stands. */
+void cli_store_history(const nnp_bench_result *r, const char *history_path, int quiet);
+
 #endif

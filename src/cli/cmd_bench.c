@@ -13,6 +13,7 @@
 #include "bench/resume.h"
 #include "bench/timing_loop.h"
 #include "cli/cli.h"
+#include "cli/cli_result.h"
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
 #include "nnperf/backend.h"
@@ -659,20 +660,8 @@ int nnp_cmd_bench(int argc, char **argv) {
   if (csv_path && !resume_error && nnp_report_write_csv(&res, csv_path) != NNP_OK) rc = cli_fail("--csv");
   if (html_path && !resume_error && nnp_report_write_html(&res, html_path) != NNP_OK) rc = cli_fail("--html");
   if (!quiet && !resume_error) nnp_report_table(stdout, &res);
-  if (!no_history && !resume_error && res.n_rows > 0) { /* every run goes to the history, unless asked not to */
-    char hpath[1024];
-    nnp_history *h = NULL;
-    int64_t run_id = 0;
-    if (history_path) snprintf(hpath, sizeof hpath, "%s", history_path);
-    if ((history_path || nnp_history_default_path(hpath, sizeof hpath) == NNP_OK) &&
-        nnp_history_open(hpath, &h) == NNP_OK && nnp_history_add(h, &res, &run_id) == NNP_OK) {
-      if (!quiet) fprintf(stderr, "nnperf: stored as history run %lld (%s)\n", (long long)run_id, hpath);
-    } else {
-      /* the measurement itself is fine: say so, keep the exit status */
-      fprintf(stderr, "nnperf: warning: run not stored in the history: %s\n", nnp_last_error());
-    }
-    nnp_history_close(h);
-  }
+  /* every run goes to the history, unless asked not to */
+  if (!no_history && !resume_error && res.n_rows > 0) cli_store_history(&res, history_path, quiet);
   if (nnp_bench_interrupted) {
     fprintf(stderr, "nnperf: interrupted: %d of %d rows finished%s%s\n", res.n_rows, total_rows,
             json_path ? ", saved to " : "", json_path ? json_path : "");

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_result.h"
 #include "cli/load_args.h"
 #include "load/pool.h"
 #include "load/report.h"
 #include "load/target.h"
 #include "nnperf/alloc.h"
-#include "nnperf/stats.h"
+#include "nnperf/report.h"
+#include "nnperf/report_html.h"
 
 static const char help[] =
     "usage: nnperf coldstart MODEL [options]\n\n"
@@ -26,8 +28,10 @@ static const char help[] =
     "  --timeout S            limit per process (default 600)\n"
     "  --cache DIR            native only: --runs starts without the plan cache, one start\n"
     "                         that fills DIR (cold cache), then --runs with the warm cache;\n"
-    "                         prints both and the ratio of their P50 cold starts. --json\n"
-    "                         PATH gets the no-cache series, PATH.warm-cache.json the other\n";
+    "                         prints both and the ratio of their P50 cold starts (one --json\n"
+    "                         document holds every series)\n"
+    "  --html PATH            the HTML report, as nnperf report writes it\n"
+    "  --history DB           history database (default $NNPERF_HISTORY)  --no-history  do not store\n";
 
 static void on_signal(int sig) {
   (void)sig;
@@ -54,55 +58,31 @@ static int run_series(nnp_load_target *t, double timeout_s, long long runs, nnp_
   return done;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double p50_cold(const nnp_coldstart_sample *s, int n) {
-  double *v = nnp_calloc((size_t)n, sizeof *v);
-  if (!v) return -1;
-  for (int i = 0; i < n; i++) v[i] = s[i].cold_start_s;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  double p = nnp_percentile_sorted(v, n, 0.5);
-  nnp_free(v);
-  return p;
-}
-
-/* --cache DIR: the no-cache series (already run), one cold-cache start, the warm series. */
-static int with_cache(const nnp_load_target_options *to, const char *cache, long long runs, const char *json,
-                      const nnp_load_meta *base_meta, const nnp_coldstart_sample *plain, int n_plain) {
+/* --cache DIR: after the no-cache series, one start that fills DIR (cold cache) and the
+ * warm series, into c. Returns CLI_OK or the failure's exit status. */
+static int with_cache(const nnp_load_target_options *to, const char *cache, long long runs, nnp_coldstart_section *c) {
   char opts[2048];
   int w = snprintf(opts, sizeof opts, "%s%scache_dir=%s", to->options ? to->options : "",
                    to->options && to->options[0] ? "," : "", cache);
   if (w < 0 || (size_t)w >= sizeof opts) return cli_usage_error("coldstart", "--cache path too long");
+  snprintf(c->cache_dir, sizeof c->cache_dir, "%s", cache);
   nnp_load_target_options co = *to;
   co.options = opts;
   nnp_load_target t;
   if (nnp_load_target_open(&co, &t) != NNP_OK) return cli_fail(to->model);
-  nnp_coldstart_sample cold, *warm = nnp_calloc((size_t)runs, sizeof *warm);
-  char version[128] = "", wnote[256] = "", cnote[256] = "", note[600];
+  c->cold.s = nnp_calloc(1, sizeof *c->cold.s);
+  c->warm.s = nnp_calloc((size_t)runs, sizeof *c->warm.s);
+  char version[128] = "";
   int rc = CLI_OK;
-  int nc = warm ? run_series(&t, to->timeout_s, 1, &cold, version, sizeof version, cnote, sizeof cnote, to->model) : -1;
-  int nw = nc == 1 ? run_series(&t, to->timeout_s, runs, warm, version, sizeof version, wnote, sizeof wnote, to->model) : -1;
-  if (nc != 1 || nw <= 0) rc = warm ? CLI_FAIL : cli_fail("coldstart");
-  if (rc == CLI_OK) {
-    nnp_load_meta m = *base_meta;
-    m.options = opts;
-    snprintf(note, sizeof note, "first start with the cache (%s): %.3f s cold start", cnote, cold.cold_start_s);
-    m.note = note;
-    nnp_coldstart_print_table(stdout, &m, &cold, 1);
-    snprintf(note, sizeof note, "warm plan cache in %s%s%s", cache, wnote[0] ? "; " : "", wnote);
-    nnp_coldstart_print_table(stdout, &m, warm, nw);
-    double a = p50_cold(plain, n_plain), b = p50_cold(warm, nw);
-    printf("cold start P50: %.4f s without the plan cache, %.4f s with a warm one: %.2fx\n", a, b, a > 0 ? b / a : 0);
-    if (json) {
-      char path[4200];
-      snprintf(path, sizeof path, "%s.warm-cache.json", json);
-      if (nnp_coldstart_write_json(path, &m, warm, nw) != NNP_OK) rc = cli_fail(path);
-    }
-  }
-  nnp_free(warm);
+  int nc = c->cold.s && c->warm.s ? run_series(&t, to->timeout_s, 1, c->cold.s, version, sizeof version, c->cold.note,
+                                               sizeof c->cold.note, to->model)
+                                  : -1;
+  int nw = nc == 1 ? run_series(&t, to->timeout_s, runs, c->warm.s, version, sizeof version, c->warm.note,
+                                sizeof c->warm.note, to->model)
+                   : -1;
+  if (nc != 1 || nw <= 0) rc = c->cold.s && c->warm.s ? CLI_FAIL : cli_fail("coldstart");
+  c->cold.n = nc > 0 ? nc : 0;
+  c->warm.n = nw > 0 ? nw : 0;
   nnp_load_target_close(&t);
   return rc;
 }
@@ -112,12 +92,17 @@ int nnp_cmd_coldstart(int argc, char **argv) {
   cli_join_args(argc, argv, command_line, sizeof command_line);
   nnp_load_target_options to = {.backend = "native", .threads = 1, .seed = 1, .timeout_s = 600};
   long long runs = 20;
-  const char *json = NULL, *cache = NULL;
+  const char *json = NULL, *cache = NULL, *html = NULL, *history = NULL;
+  int no_history = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(help, stdout);
       return CLI_OK;
+    }
+    if (!strcmp(a, "--no-history")) {
+      no_history = 1;
+      continue;
     }
     if (a[0] != '-') {
       if (to.model) return cli_usage_error("coldstart", "more than one model given ('%s')", a);
@@ -131,6 +116,8 @@ int nnp_cmd_coldstart(int argc, char **argv) {
     if (cli_load_target_option("coldstart", a, val, &to, &rc)) {
       if (rc != CLI_OK) return rc;
     } else if (!strcmp(a, "--json")) json = val;
+    else if (!strcmp(a, "--html")) html = val;
+    else if (!strcmp(a, "--history")) history = val;
     else if (!strcmp(a, "--cache")) cache = val;
     else if (!strcmp(a, "--runs")) {
       runs = strtoll(val, &end, 10);
@@ -148,21 +135,42 @@ int nnp_cmd_coldstart(int argc, char **argv) {
 
   nnp_load_target t;
   if (nnp_load_target_open(&to, &t) != NNP_OK) return cli_fail(to.model);
+  nnp_coldstart_section *cs = nnp_calloc(1, sizeof *cs);
   nnp_coldstart_sample *s = nnp_calloc((size_t)runs, sizeof *s);
-  char version[128] = "", wnote[256] = "", note[400];
+  char version[128] = "", wnote[256] = "", note[600];
   int rc = CLI_OK;
-  int done = s ? run_series(&t, to.timeout_s, runs, s, version, sizeof version, wnote, sizeof wnote, to.model) : -1;
-  if (done < 0) rc = s ? CLI_FAIL : cli_fail("coldstart");
-  snprintf(note, sizeof note, "no plan cache: every start parses and compiles the model%s%s", wnote[0] ? "; " : "", wnote);
+  int done = s && cs ? run_series(&t, to.timeout_s, runs, s, version, sizeof version, wnote, sizeof wnote, to.model) : -1;
+  if (done < 0) rc = s && cs ? CLI_FAIL : cli_fail("coldstart");
+  snprintf(note, sizeof note, "no plan cache: every start parses and compiles the model%s%s", wnote[0] ? "; " : "",
+           wnote);
+  if (cs) {
+    cs->plain.n = done > 0 ? done : 0;
+    cs->plain.s = s;
+    snprintf(cs->plain.note, sizeof cs->plain.note, "%s", note);
+  } else {
+    nnp_free(s);
+  }
+  if (rc == CLI_OK && done > 0 && cache && !nnp_bench_interrupted) rc = with_cache(&to, cache, runs, cs);
   nnp_load_meta meta = {.command_line = command_line, .model = to.model, .backend = to.backend,
                         .backend_version = version, .options = to.options ? to.options : "", .note = note,
                         .instances = 1, .threads = to.threads};
   if (rc == CLI_OK && done > 0) {
-    nnp_coldstart_print_table(stdout, &meta, s, done);
-    if (json && nnp_coldstart_write_json(json, &meta, s, done) != NNP_OK) rc = cli_fail(json);
-    if (rc == CLI_OK && cache && !nnp_bench_interrupted) rc = with_cache(&to, cache, runs, json, &meta, s, done);
+    nnp_bench_result doc;
+    const nnp_coldstart_sample *f = &s[0];
+    nnp_load_startup first = {f->spawn_to_ready_s, f->load_s, f->first_s, f->cold_start_s};
+    if (nnp_load_doc_init(&doc, &meta, &t, to.seed, &first, NULL) != NNP_OK) rc = cli_fail("coldstart");
+    else {
+      doc.coldstart = cs; /* the document owns the section now */
+      cs = NULL;
+      nnp_coldstart_print_table(stdout, &doc);
+      if (json && nnp_report_write_json(&doc, json) != NNP_OK) rc = cli_fail(json);
+      if (html && nnp_report_write_html(&doc, html) != NNP_OK) rc = cli_fail(html);
+      if (!no_history) cli_store_history(&doc, history, 0);
+    }
+    nnp_bench_result_free(&doc);
   }
-  nnp_free(s);
+  nnp_coldstart_section_free(cs);
+  nnp_free(cs);
   nnp_load_target_close(&t);
   return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_result.h"
+#include "load/report.h"
 #include "nnperf/alloc.h"
 #include "nnperf/history.h"
 #include "nnperf/report.h"
@@ -13,16 +14,18 @@ static const char history_help[] =
     "usage: nnperf history [list]              every stored run: id, date, model, rows\n"
     "       nnperf history show ID             a run's table and environment\n"
     "       nnperf history export ID [-o F]    a run as result JSON (stdout, or file F)\n\n"
-    "nnperf bench stores every run (environment, rows, raw samples) unless --no-history.\n"
+    "nnperf bench, load and coldstart store every run (environment, rows, raw samples)\n"
+    "unless --no-history.\n"
     "  --history DB   the database (default $NNPERF_HISTORY, else\n"
     "                 $XDG_DATA_HOME/nnperf/history.db or ~/.local/share/nnperf/history.db)\n\n"
     "Run ids work wherever a result file does: nnperf report ID, nnperf compare ID1 ID2.\n";
 
 static int print_entry(void *ud, const nnp_history_entry *e) {
   int *count = ud;
-  if (!(*count)++) printf("%-5s %-20s %-5s %-4s %-6s %s\n", "id", "date (UTC)", "rows", "ok", "noisy", "model");
-  printf("%-5lld %-20s %-5d %-4d %-6s %s\n", (long long)e->id, e->timestamp, e->n_rows, e->n_ok, e->noisy ? "yes" : "",
-         e->model);
+  if (!(*count)++)
+    printf("%-5s %-20s %-9s %-5s %-4s %-6s %s\n", "id", "date (UTC)", "kind", "rows", "ok", "noisy", "model");
+  printf("%-5lld %-20s %-9s %-5d %-4d %-6s %s\n", (long long)e->id, e->timestamp, e->kind, e->n_rows, e->n_ok,
+         e->noisy ? "yes" : "", e->model);
   return 0;
 }
 
@@ -65,7 +68,7 @@ int nnp_cmd_history(int argc, char **argv) {
   if (list) {
     int count = 0;
     if (nnp_history_list(h, print_entry, &count) != NNP_OK) rc = cli_fail(NULL);
-    else if (!count) printf("no runs in %s yet (nnperf bench stores every run)\n", path);
+    else if (!count) printf("no runs in %s yet (nnperf bench, load and coldstart store every run)\n", path);
   } else if (show) {
     nnp_bench_result r;
     if (nnp_history_load(h, id, &r) != NNP_OK) rc = cli_fail(NULL);
@@ -73,7 +76,9 @@ int nnp_cmd_history(int argc, char **argv) {
       printf("run %lld  %s  %s\n%s\n", id, r.env.timestamp, r.model, r.command_line);
       printf("machine: %s, %d CPUs allowed, %s, %s%s\n\n", r.env.cpu_model, r.env.cpus_allowed, r.env.os,
              r.env.build_flags, r.noisy ? "  [noisy run]" : "");
-      nnp_report_table(stdout, &r);
+      if (r.load) nnp_load_print_table(stdout, &r);
+      else if (r.coldstart) nnp_coldstart_print_table(stdout, &r);
+      else nnp_report_table(stdout, &r);
       nnp_bench_result_free(&r);
     }
   } else {

@@ -5,11 +5,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_result.h"
 #include "cli/load_args.h"
 #include "load/pool.h"
 #include "load/report.h"
 #include "load/scenarios.h"
 #include "load/target.h"
+#include "nnperf/report.h"
+#include "nnperf/report_html.h"
 
 static const char help[] =
     "usage: nnperf load MODEL [options]\n\n"
@@ -26,18 +29,26 @@ static const char help[] =
     "  --duration T           each run's schedule spans T (default 10s; 500ms, 2s, ...)\n"
     "  --queries N            at most N queries per run (offline: exactly N)\n"
     "  --max-batch N          offline: queries per request, dynamic batching (default 8)\n"
-    "  --streams N            multi-stream: queries per interval (default 4)\n"
+    "  --streams N            multi-stream: queries per interval (default 4); server and offline:\n"
+    "                         requests each instance runs at once (default 1, at most 16): one\n"
+    "                         process serving N queries concurrently (threads on one loaded\n"
+    "                         session for ort-cpu, N infer requests for openvino, the model\n"
+    "                         loaded once per stream for C backends)\n"
     "  --interval T           multi-stream: interval (default 50ms)\n"
     "  --p99 T                latency bound: queries above it are late; target of --find-max-qps\n"
     "  --find-max-qps         server: highest QPS with P99 <= --p99 and nothing dropped\n"
     "  --confirm N            confirmation runs of the found QPS (default 2)\n"
     "  --sweep                server: latency vs QPS from 10% to 120% of the offline capacity\n"
     "  --json PATH            write the result (docs/result-schema.md, load section)\n"
+    "  --html PATH            the HTML report (latency-vs-QPS curve), as nnperf report writes it\n"
+    "  --history DB           history database (default $NNPERF_HISTORY or\n"
+    "                         ~/.local/share/nnperf/history.db)   --no-history  do not store the run\n"
     "  --mem-limit MiB        memory limit per worker   --timeout S  start-up/drain limit (600)\n"
     "  --pin                  pin each worker to CPUs 0..threads-1\n\n"
     "examples:\n"
     "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 20 --duration 10s\n"
-    "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n";
+    "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n"
+    "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 100 --streams 2\n";
 
 static void on_signal(int sig) {
   (void)sig;
@@ -48,11 +59,12 @@ int nnp_cmd_load(int argc, char **argv) {
   char command_line[2048];
   cli_join_args(argc, argv, command_line, sizeof command_line);
   nnp_load_config cfg = {.scenario = NNP_LOAD_SERVER, .qps = 10, .seed = 1, .duration_s = 10, .max_batch = 8,
-                         .streams = 4, .interval_s = 0.05, .confirm = 2};
+                         .streams = 1, .interval_s = 0.05, .confirm = 2};
   nnp_load_target_options to = {.model = NULL, .backend = "native", .threads = 1, .seed = 1, .timeout_s = 600};
   long long instances = 1, v;
-  int find_max = 0, sweep = 0;
-  const char *json = NULL;
+  int streams = 0; /* 0: the scenario's default */
+  int find_max = 0, sweep = 0, no_history = 0;
+  const char *json = NULL, *html = NULL, *history = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -62,6 +74,7 @@ int nnp_cmd_load(int argc, char **argv) {
     if (!strcmp(a, "--find-max-qps")) { find_max = 1; continue; }
     if (!strcmp(a, "--sweep")) { sweep = 1; continue; }
     if (!strcmp(a, "--pin")) { to.pin = 1; continue; }
+    if (!strcmp(a, "--no-history")) { no_history = 1; continue; }
     if (a[0] != '-') {
       if (to.model) return cli_usage_error("load", "more than one model given ('%s')", a);
       to.model = a;
@@ -92,7 +105,7 @@ int nnp_cmd_load(int argc, char **argv) {
       cfg.max_batch = (int)v;
     } else if (!strcmp(a, "--streams")) {
       if (!cli_want_int(val, 1, 4096, &v)) return cli_usage_error("load", "--streams wants 1..4096, not '%s'", val);
-      cfg.streams = (int)v;
+      streams = (int)v;
     } else if (!strcmp(a, "--interval")) {
       if (!cli_parse_duration(val, &cfg.interval_s)) return cli_usage_error("load", "--interval wants a time like 50ms, not '%s'", val);
     } else if (!strcmp(a, "--p99")) {
@@ -101,6 +114,8 @@ int nnp_cmd_load(int argc, char **argv) {
       if (!cli_want_int(val, 0, 20, &v)) return cli_usage_error("load", "--confirm wants 0..20, not '%s'", val);
       cfg.confirm = (int)v;
     } else if (!strcmp(a, "--json")) json = val;
+    else if (!strcmp(a, "--html")) html = val;
+    else if (!strcmp(a, "--history")) history = val;
     else if (!strcmp(a, "--mem-limit")) {
       if (!cli_want_int(val, 1, 1 << 30, &v)) return cli_usage_error("load", "--mem-limit wants MiB, not '%s'", val);
       to.mem_limit = v << 20;
@@ -112,8 +127,14 @@ int nnp_cmd_load(int argc, char **argv) {
     return cli_usage_error("load", "--find-max-qps and --sweep are server-scenario searches");
   if (find_max && cfg.bound_s <= 0) return cli_usage_error("load", "--find-max-qps needs --p99 T");
   if (find_max && sweep) return cli_usage_error("load", "choose one of --find-max-qps and --sweep");
-  if (cfg.scenario == NNP_LOAD_SINGLE_STREAM && instances != 1)
-    return cli_usage_error("load", "single-stream has one query in flight: --instances 1");
+  if (cfg.scenario == NNP_LOAD_SINGLE_STREAM && (instances != 1 || streams > 1))
+    return cli_usage_error("load", "single-stream has one query in flight: --instances 1, no --streams");
+  /* multi-stream: queries per interval (default 4); server and offline: requests each
+   * worker runs at once (default 1), a shared instance serving several queries */
+  if (cfg.scenario != NNP_LOAD_MULTI_STREAM && streams > NNP_LOAD_MAX_STREAMS)
+    return cli_usage_error("load", "--streams wants 1..%d per instance for %s", NNP_LOAD_MAX_STREAMS,
+                           nnp_load_scenario_name(cfg.scenario));
+  cfg.streams = streams ? streams : cfg.scenario == NNP_LOAD_MULTI_STREAM ? 4 : 1;
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -128,6 +149,7 @@ int nnp_cmd_load(int argc, char **argv) {
   memset(&res, 0, sizeof res);
   res.cfg = cfg;
   res.capacity_qps = res.max_qps = -1;
+  if (cfg.scenario != NNP_LOAD_MULTI_STREAM) t.req.streams = cfg.streams;
   if (nnp_load_pool_start(&t.req, (int)instances, to.timeout_s, &pool) != NNP_OK) {
     nnp_load_target_close(&t);
     return cli_fail(to.model);
@@ -141,11 +163,25 @@ int nnp_cmd_load(int argc, char **argv) {
   nnp_load_meta meta = {.command_line = command_line, .model = to.model, .backend = to.backend,
                         .backend_version = pool.w[0].version, .options = to.options ? to.options : "",
                         .note = pool.w[0].note, .instances = (int)instances, .threads = to.threads};
-  nnp_load_print_table(stdout, &meta, &res);
+  const nnp_load_worker *w0 = &pool.w[0];
+  nnp_load_startup first = {w0->spawn_to_ready_s, w0->load_s, w0->first_s, w0->cold_start_s};
+  /* the common result document: the same writer, history and HTML report as bench */
+  nnp_bench_result doc;
   int rc = CLI_OK;
-  if (json && nnp_load_write_json(json, &meta, &res, &pool) != NNP_OK) rc = cli_fail(json);
+  if (nnp_load_doc_init(&doc, &meta, &t, cfg.seed, &first, err) != NNP_OK ||
+      nnp_load_doc_set_load(&doc, &res, &pool, to.options, (int)instances) != NNP_OK)
+    rc = cli_fail("load");
   nnp_load_pool_stop(&pool);
   nnp_load_target_close(&t);
+  nnp_load_result_free(&res);
+  if (rc == CLI_OK) {
+    nnp_load_print_table(stdout, &doc);
+    if (json && nnp_report_write_json(&doc, json) != NNP_OK) rc = cli_fail(json);
+    if (html && nnp_report_write_html(&doc, html) != NNP_OK) rc = cli_fail(html);
+    /* a failed run is reported in one line and not stored: its points are partial */
+    if (st == NNP_OK && !no_history) cli_store_history(&doc, history, 0);
+  }
+  nnp_bench_result_free(&doc);
   if (st != NNP_OK) {
     fprintf(stderr, "nnperf: error: %s\n", err);
     return CLI_FAIL;

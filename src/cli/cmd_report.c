@@ -12,8 +12,10 @@ static const char report_help[] =
     "for a bench result: summary table with P50/P99 and their confidence intervals, accuracy\n"
     "and memory; per row a latency CDF and a box plot; P50/P99 bars with CI whiskers; peak\n"
     "memory, load and cold-start bars; the environment; and the full result JSON (raw\n"
-    "samples) as a download link. Readable on a phone and in print.\n\n"
-    "  RESULT          a result JSON (nnperf bench --json) or a history run id (nnperf history)\n"
+    "samples) as a download link. Readable on a phone and in print. A load result (nnperf\n"
+    "load --json) gets its latency-vs-QPS curve and table of runs instead, a coldstart\n"
+    "result its phases.\n\n"
+    "  RESULT          a result JSON (nnperf bench/load/coldstart --json) or a history run id\n"
     "  -o, --output F  the HTML file to write (required)\n"
     "  --history DB    history database for run ids (default $NNPERF_HISTORY or\n"
     "                  ~/.local/share/nnperf/history.db)\n";

@@ -60,7 +60,12 @@ static int handle(nnp_load_pool *p, int k, nnp_proto_msg *m, int64_t *id, double
     *t_end = atof(tok[3]);
     return 2;
   }
-  if (!strcmp(tok[0], "serving")) return 1;
+  if (!strcmp(tok[0], "serving")) {
+    /* "serving N": N requests at once; a worker that says no N runs one at a time */
+    int k2 = n >= 2 ? atoi(tok[1]) : 1;
+    w->streams = k2 < 1 ? 1 : k2 > w->streams ? w->streams : k2;
+    return 1;
+  }
   if (!strcmp(tok[0], "ready") && n >= 3) w->spawn_to_ready_s = atof(tok[2]) - w->proc.t_spawn;
   else if (!strcmp(tok[0], "load") && n >= 4) w->load_s = atof(tok[3]);
   else if (!strcmp(tok[0], "first") && n >= 3) {
@@ -77,12 +82,13 @@ static int handle(nnp_load_pool *p, int k, nnp_proto_msg *m, int64_t *id, double
 
 /* Waits up to `wait_s` for output from any worker and feeds it through handle().
  * on_serving / on_completed are counted into the callbacks' arguments. */
+#define MAX_DONE (NNP_LOAD_MAX_INSTANCES * NNP_LOAD_MAX_STREAMS)
 typedef struct events {
   int serving[NNP_LOAD_MAX_INSTANCES];
   int n_done;
-  int64_t done_id[NNP_LOAD_MAX_INSTANCES];
-  int done_worker[NNP_LOAD_MAX_INSTANCES];
-  double done_t[NNP_LOAD_MAX_INSTANCES];
+  int64_t done_id[MAX_DONE];
+  int done_worker[MAX_DONE];
+  double done_t[MAX_DONE];
 } events;
 
 static nnp_status pump(nnp_load_pool *p, double wait_s, events *ev) {
@@ -132,7 +138,7 @@ static nnp_status pump(nnp_load_pool *p, double wait_s, events *ev) {
       if (h < 0) return NNP_ERR_INTERNAL;
       if (h == 1) ev->serving[k] = 1;
       if (h == 2) {
-        if (ev->n_done == NNP_LOAD_MAX_INSTANCES) return worker_failed(p, k, "answered requests it was not sent");
+        if (ev->n_done == MAX_DONE) return worker_failed(p, k, "answered requests it was not sent");
         ev->done_id[ev->n_done] = id;
         ev->done_worker[ev->n_done] = k;
         ev->done_t[ev->n_done++] = t;
@@ -150,9 +156,12 @@ nnp_status nnp_load_pool_start(const nnp_row_request *req, int instances, double
   p->timeout_s = timeout_s;
   nnp_row_request r = *req;
   r.serve = 1;
+  if (r.streams > NNP_LOAD_MAX_STREAMS) r.streams = NNP_LOAD_MAX_STREAMS;
   for (int k = 0; k < instances; k++) {
     nnp_load_worker *w = &p->w[k];
     w->spawn_to_ready_s = w->load_s = w->first_s = w->cold_start_s = -1;
+    /* what we ask for; "serving N" may lower it */
+    w->streams = req->streams < 1 ? 1 : req->streams > NNP_LOAD_MAX_STREAMS ? NNP_LOAD_MAX_STREAMS : req->streams;
     nnp_proto_reader_init(&w->rd, NNP_TENSOR_MAX_BYTES);
     p->n = k + 1;
     nnp_status st = nnp_worker_spawn(&r, &w->proc);
@@ -183,12 +192,33 @@ nnp_status nnp_load_pool_start(const nnp_row_request *req, int instances, double
   }
 }
 
+int nnp_load_pool_slots(const nnp_load_pool *p) {
+  int n = 0;
+  for (int k = 0; k < p->n; k++) n += p->w[k].streams;
+  return n;
+}
+
 static void send_request(nnp_load_worker *w, int64_t first, int count) {
-  w->busy = 1;
-  w->req_first = first;
-  w->req_count = count;
+  int slot = 0;
+  while (w->req_count[slot]) slot++; /* callers check in_flight < streams: a slot is free */
+  w->req_first[slot] = first;
+  w->req_count[slot] = count;
+  w->in_flight++;
   fprintf(w->proc.in, "infer %lld %d\n", (long long)first, count);
   fflush(w->proc.in);
+}
+
+/* The slot of w's request answered as id, or -1 when it sent none such. */
+static int answered(nnp_load_worker *w, int64_t id) {
+  for (int s = 0; s < NNP_LOAD_MAX_STREAMS; s++)
+    if (w->req_count[s] && w->req_first[s] == id) return s;
+  return -1;
+}
+
+static int pool_in_flight(const nnp_load_pool *p) {
+  int n = 0;
+  for (int k = 0; k < p->n; k++) n += p->w[k].in_flight;
+  return n;
 }
 
 nnp_status nnp_load_pool_run(nnp_load_pool *p, nnp_load_run *run, double *latency, nnp_load_summary *out) {
@@ -209,52 +239,64 @@ nnp_status nnp_load_pool_run(nnp_load_pool *p, nnp_load_run *run, double *latenc
     }
     if (!run->closed)
       while (arrived < n && run->arrival[arrived] <= now) arrived++;
-    for (int k = 0; k < p->n; k++) {
-      if (p->w[k].busy) continue;
+    /* the oldest waiting query goes to the worker with the fewest requests in flight that
+     * has a free stream (idle workers first: a second stream of a busy worker shares its
+     * CPU); a closed loop has one query in flight, the next arrives when it completes */
+    for (;;) {
+      nnp_load_worker *w = NULL;
+      for (int k = 0; k < p->n; k++)
+        if (p->w[k].in_flight < (run->closed ? 1 : p->w[k].streams) && (!w || p->w[k].in_flight < w->in_flight))
+          w = &p->w[k];
+      if (!w) break;
       if (run->closed) {
-        if (next >= n || now > issue_end) break;
+        if (next >= n || now > issue_end || pool_in_flight(p)) break;
         run->arrival[next] = now;
         arrived = next + 1;
       }
       if (next >= arrived) break;
       int64_t cnt = arrived - next < max_batch ? arrived - next : max_batch;
-      send_request(&p->w[k], next, (int)cnt);
+      send_request(w, next, (int)cnt);
       next += cnt;
     }
     double wait = deadline - now;
     if (!run->closed && arrived < n && run->arrival[arrived] - now < wait) wait = run->arrival[arrived] - now;
     if (run->closed && wait > 0.2) wait = 0.2;
-    int any_busy = 0;
-    for (int k = 0; k < p->n; k++) any_busy |= p->w[k].busy;
-    if (run->closed && !any_busy && (next >= n || now > issue_end)) break;
+    if (run->closed && !pool_in_flight(p) && (next >= n || now > issue_end)) break;
     memset(&ev, 0, sizeof ev);
     st = pump(p, wait, &ev);
     for (int e = 0; e < ev.n_done && st == NNP_OK; e++) {
       nnp_load_worker *w = &p->w[ev.done_worker[e]];
-      if (!w->busy || ev.done_id[e] != w->req_first) {
+      int slot = answered(w, ev.done_id[e]);
+      if (slot < 0) {
         st = worker_failed(p, ev.done_worker[e], "answered a request it was not sent");
         break;
       }
-      for (int64_t i = w->req_first; i < w->req_first + w->req_count; i++)
+      for (int64_t i = w->req_first[slot]; i < w->req_first[slot] + w->req_count[slot]; i++)
         latency[i] = ev.done_t[e] - (t0 + run->arrival[i]);
-      done += w->req_count;
+      done += w->req_count[slot];
       if (ev.done_t[e] > last_done) last_done = ev.done_t[e];
-      w->busy = 0;
+      w->req_count[slot] = 0;
+      w->in_flight--;
     }
   }
   /* requests still in flight at the deadline: their answers must not leak into the next run */
   double limit = nnp_now() + p->timeout_s;
   for (;;) {
-    int any_busy = 0;
-    for (int k = 0; k < p->n; k++) any_busy |= p->w[k].busy;
-    if (!any_busy || st != NNP_OK) break;
+    if (!pool_in_flight(p) || st != NNP_OK) break;
     if (nnp_now() > limit) {
       st = nnp_error(NNP_ERR_INTERNAL, "workers did not finish their requests within %.0f s", p->timeout_s);
       break;
     }
     memset(&ev, 0, sizeof ev);
     st = pump(p, 0.2, &ev);
-    for (int e = 0; e < ev.n_done; e++) p->w[ev.done_worker[e]].busy = 0;
+    for (int e = 0; e < ev.n_done; e++) {
+      nnp_load_worker *w = &p->w[ev.done_worker[e]];
+      int slot = answered(w, ev.done_id[e]);
+      if (slot >= 0) {
+        w->req_count[slot] = 0;
+        w->in_flight--;
+      }
+    }
   }
   if (st != NNP_OK) return st;
   int64_t issued = run->closed ? next : n;

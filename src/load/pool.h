@@ -13,14 +13,17 @@
 #include "load/tracker.h"
 
 #define NNP_LOAD_MAX_INSTANCES 64
+#define NNP_LOAD_MAX_STREAMS 16 /* requests in flight per worker (--streams) */
 
 typedef struct nnp_load_worker {
   nnp_worker_proc proc;
   nnp_proto_reader rd;
   char err_tail[4096];  /* the end of its stderr, for the failure message (room for a sanitizer report) */
-  int busy;
-  int64_t req_first;    /* the request in flight: queries [req_first, req_first + req_count) */
-  int req_count;
+  int streams;          /* requests it runs at once: what its "serving N" said (1 if no N) */
+  int in_flight;        /* requests sent and not yet answered */
+  /* the requests in flight, by slot: queries [req_first, req_first + req_count); count 0 = free */
+  int64_t req_first[NNP_LOAD_MAX_STREAMS];
+  int req_count[NNP_LOAD_MAX_STREAMS];
   /* start-up, from its records (seconds): */
   double spawn_to_ready_s, load_s, first_s, cold_start_s;
   char version[128], note[256];
@@ -32,10 +35,14 @@ typedef struct nnp_load_pool {
   double timeout_s;     /* limit for start-up and for each run's drain */
 } nnp_load_pool;
 
-/* Starts `instances` workers for req (req->serve is forced on) and waits until every
- * one has loaded the model and answered its first inference. On failure the pool is
+/* Starts `instances` workers for req (req->serve is forced on; req->streams asks each to
+ * run that many requests at once) and waits until every one has loaded the model and
+ * answered its first inference. On failure the pool is
  * stopped and the error names the worker and its reason. */
 nnp_status nnp_load_pool_start(const nnp_row_request *req, int instances, double timeout_s, nnp_load_pool *p);
+
+/* Requests the pool runs at once: the workers' streams added up. */
+int nnp_load_pool_slots(const nnp_load_pool *p);
 
 typedef struct nnp_load_run {
   double *arrival;   /* n scheduled arrivals (seconds from the start); closed loop fills them */

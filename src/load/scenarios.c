@@ -5,6 +5,7 @@
 
 #include "load/schedule.h"
 #include "nnperf/alloc.h"
+#include "nnperf/bench.h"
 
 static const char *const NAMES[] = {"single-stream", "multi-stream", "server", "offline"};
 
@@ -29,6 +30,50 @@ static int64_t run_queries(const nnp_load_config *c, double rate) {
   return q;
 }
 
+/* The completed queries' latencies, or when there are more than NNP_LOAD_RESERVOIR of
+ * them a uniform reservoir (Algorithm R, indices from mix64 of the run's seed: the same
+ * run keeps the same queries), in arrival order either way. */
+static nnp_status keep_samples(const double *lat, int64_t n, uint64_t seed, nnp_load_point *pt) {
+  int64_t cap = NNP_LOAD_RESERVOIR, seen = 0;
+  int64_t *pick = nnp_malloc(sizeof(int64_t) * (size_t)cap);
+  pt->samples = nnp_malloc(sizeof(double) * (size_t)cap);
+  if (!pick || !pt->samples) {
+    nnp_free(pick);
+    nnp_free(pt->samples);
+    pt->samples = NULL;
+    return nnp_error(NNP_ERR_NOMEM, "out of memory for the latency samples");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (lat[i] < 0) continue;
+    if (seen < cap) pick[seen] = i;
+    else {
+      uint64_t j = nnp_mix64(seed * 0x9E3779B97F4A7C15ull + (uint64_t)seen) % (uint64_t)(seen + 1);
+      if (j < (uint64_t)cap) pick[j] = i;
+    }
+    seen++;
+  }
+  int m = (int)(seen < cap ? seen : cap);
+  /* the reservoir's slots are in no order; arrival order reads better and is stable */
+  for (int a = 1; a < m; a++)
+    for (int b = a; b > 0 && pick[b - 1] > pick[b]; b--) {
+      int64_t t = pick[b];
+      pick[b] = pick[b - 1];
+      pick[b - 1] = t;
+    }
+  for (int k = 0; k < m; k++) pt->samples[k] = lat[pick[k]];
+  pt->n_samples = m;
+  nnp_free(pick);
+  return NNP_OK;
+}
+
+void nnp_load_result_free(nnp_load_result *res) {
+  for (int i = 0; i < res->n_points; i++) {
+    nnp_free(res->points[i].samples);
+    res->points[i].samples = NULL;
+    res->points[i].n_samples = 0;
+  }
+}
+
 static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_scenario sc, double qps, int max_batch,
                           uint64_t seed, const char *purpose, nnp_load_result *res) {
   if (res->n_points == NNP_LOAD_MAX_POINTS) return nnp_error(NNP_ERR_LIMIT, "more than %d load runs", NNP_LOAD_MAX_POINTS);
@@ -36,6 +81,13 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
   switch (sc) {
   case NNP_LOAD_SERVER:
     run.n = run_queries(c, qps);
+    /* a search step judges a P99: from fewer than 100 queries that is the maximum, and one
+     * stall of a shared machine fails the step; such steps run longer (unless --queries),
+     * but at most 4 durations: a search sinking to very low rates must still end */
+    if (strcmp(purpose, "measure") && strcmp(purpose, "sweep") && c->max_queries <= 0 && run.n < NNP_LOAD_MIN_SEARCH_QUERIES) {
+      double most = ceil(4 * qps * c->duration_s);
+      run.n = most < NNP_LOAD_MIN_SEARCH_QUERIES ? (int64_t)(most > run.n ? most : run.n) : NNP_LOAD_MIN_SEARCH_QUERIES;
+    }
     break;
   case NNP_LOAD_MULTI_STREAM:
     run.n = run_queries(c, c->streams / c->interval_s);
@@ -65,6 +117,7 @@ static nnp_status run_one(nnp_load_pool *p, const nnp_load_config *c, nnp_load_s
   memset(pt, 0, sizeof *pt);
   nnp_status st = nnp_load_pool_run(p, &run, lat, &pt->s);
   nnp_free(run.arrival);
+  if (st == NNP_OK) st = keep_samples(lat, pt->s.queries, seed, pt);
   nnp_free(lat);
   if (st != NNP_OK) return st;
   pt->purpose = purpose;
@@ -91,7 +144,7 @@ nnp_status nnp_load_capacity(nnp_load_pool *p, const nnp_load_config *cfg, nnp_l
   probe.bound_s = 0;
   NNP_TRY(run_one(p, &probe, NNP_LOAD_SINGLE_STREAM, 0, 1, cfg->seed, "probe", res));
   double per_query = res->points[res->n_points - 1].s.mean;
-  double rate = per_query > 0 ? p->n / per_query : 100;
+  double rate = per_query > 0 ? nnp_load_pool_slots(p) / per_query : 100;
   probe.duration_s = cfg->duration_s;
   NNP_TRY(run_one(p, &probe, NNP_LOAD_OFFLINE, rate, 1, cfg->seed, "capacity", res));
   res->capacity_qps = res->points[res->n_points - 1].s.achieved_qps;

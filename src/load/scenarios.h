@@ -7,6 +7,7 @@
 #define NNP_LOAD_SCENARIOS_H
 
 #include "load/pool.h"
+#include "nnperf/load_result.h"
 
 typedef enum nnp_load_scenario {
   NNP_LOAD_SINGLE_STREAM = 0,
@@ -32,6 +33,8 @@ typedef struct nnp_load_config {
 } nnp_load_config;
 
 #define NNP_LOAD_MAX_POINTS 64
+/* queries in a --find-max-qps step at least (a P99 from fewer is the maximum) */
+#define NNP_LOAD_MIN_SEARCH_QUERIES 100
 
 typedef struct nnp_load_point {
   const char *purpose;   /* "measure", "probe", "capacity", "search", "retry", "confirm", "sweep" */
@@ -39,6 +42,9 @@ typedef struct nnp_load_point {
   uint64_t seed;
   int passed;            /* search and confirm runs: P99 within the bound and nothing dropped */
   nnp_load_summary s;
+  double *samples;       /* owned: the completed queries' latencies, or a seeded reservoir of
+                          * NNP_LOAD_RESERVOIR of them (a result file stays small) */
+  int n_samples;
 } nnp_load_point;
 
 typedef struct nnp_load_result {
@@ -48,6 +54,9 @@ typedef struct nnp_load_result {
   double capacity_qps;   /* offline items/s with one query per request; -1 if not measured */
   double max_qps;        /* --find-max-qps; -1 if not searched */
 } nnp_load_result;
+
+/* Frees the points' samples. */
+void nnp_load_result_free(nnp_load_result *res);
 
 /* One run of cfg's scenario (server at qps with seed), appended to res as purpose. */
 nnp_status nnp_load_measure(nnp_load_pool *p, const nnp_load_config *cfg, double qps, uint64_t seed,

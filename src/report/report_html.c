@@ -207,6 +207,213 @@ static void box_chart(FILE *f, const nnp_bench_row *w, const double *sorted, int
   fputs("</svg></figure>\n", f);
 }
 
+/* --- load and cold start ---------------------------------------------------------------- */
+
+static void td_time(FILE *f, double v);
+
+static int curve_run(const nnp_load_run_record *u) {
+  /* the probe and the capacity run put every query in the queue at once: no rate to plot */
+  return u->completed > 0 && u->achieved_qps > 0 && u->p50_s >= 0 && strcmp(u->purpose, "probe") &&
+         strcmp(u->purpose, "capacity");
+}
+
+static int cmp_by_rate(const void *a, const void *b) {
+  const nnp_load_run_record *x = *(const nnp_load_run_record *const *)a, *y = *(const nnp_load_run_record *const *)b;
+  double kx = x->target_qps > 0 ? x->target_qps : x->achieved_qps, ky = y->target_qps > 0 ? y->target_qps : y->achieved_qps;
+  return (kx > ky) - (kx < ky);
+}
+
+/* Latency vs achieved QPS: P50 and P99 of every run that offered a rate, in the order of
+ * the rates offered (past saturation the achieved rate stops growing and the curve turns
+ * upward: the knee), with the offline capacity, the found max QPS and the P99 bound. */
+static void load_curve(FILE *f, const nnp_load_section *l) {
+  const nnp_load_run_record **pts = nnp_malloc(sizeof *pts * (size_t)(l->n_runs > 0 ? l->n_runs : 1));
+  if (!pts) return;
+  int n = 0;
+  double xmax = 0, ymax = 0;
+  for (int i = 0; i < l->n_runs; i++)
+    if (curve_run(&l->runs[i])) {
+      const nnp_load_run_record *u = &l->runs[i];
+      pts[n++] = u;
+      if (u->achieved_qps > xmax) xmax = u->achieved_qps;
+      if (u->p99_s > ymax) ymax = u->p99_s;
+    }
+  if (n == 0) {
+    nnp_free(pts);
+    return;
+  }
+  qsort(pts, (size_t)n, sizeof *pts, cmp_by_rate);
+  if (l->capacity_qps > xmax) xmax = l->capacity_qps;
+  if (l->latency_bound_s > ymax) ymax = l->latency_bound_s;
+  xmax = nice_ceil(xmax * 1.05);
+  ymax = nice_ceil(ymax * 1e3) / 1e3;
+  double left = 70, top = 46, bottom = 250, h = 290, plot_w = CHART_W - left - RIGHT;
+#define PX(v) (left + plot_w * (v) / xmax)
+#define PY(v) (bottom - (bottom - top) * (v) / ymax)
+  fprintf(f, "<figure><svg id='load-curve' class='chart' viewBox='0 0 %.0f %.0f' role='img' "
+             "aria-label='latency vs achieved QPS'>", CHART_W, h);
+  fputs("<text x='4' y='16' class='title'>latency vs achieved QPS (from each query's scheduled arrival)</text>", f);
+  for (int s = 0; s < 2; s++)
+    fprintf(f, "<rect x='%.0f' y='24' width='10' height='10' fill='%s'/><text x='%.0f' y='33' class='tick'>%s</text>",
+            left + s * 90.0, palette[s], left + 14 + s * 90.0, s ? "P99" : "P50");
+  for (int t = 0; t <= 4; t++) {
+    double x = left + plot_w * t / 4, y = bottom - (bottom - top) * t / 4;
+    fprintf(f, "<line x1='%.1f' y1='%.0f' x2='%.1f' y2='%.0f' class='grid'/>", x, top, x, bottom);
+    fprintf(f, "<text x='%.1f' y='%.0f' class='tick' text-anchor='middle'>%.4g%s</text>", x, bottom + 14, xmax * t / 4,
+            t == 4 ? " QPS" : "");
+    fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' class='grid'/>", left, y, CHART_W - RIGHT, y);
+    fprintf(f, "<text x='%.0f' y='%.1f' class='tick' text-anchor='end'>%.4g%s</text>", left - 4, y + 4, ymax * 1e3 * t / 4,
+            t == 4 ? " ms" : "");
+  }
+  if (l->latency_bound_s > 0)
+    fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' class='mark'/><text x='%.0f' y='%.1f' class='tick' "
+               "text-anchor='end'>P99 bound</text>",
+            left, PY(l->latency_bound_s), CHART_W - RIGHT, PY(l->latency_bound_s), CHART_W - RIGHT - 2,
+            PY(l->latency_bound_s) - 3);
+  const struct {
+    const char *name;
+    double v;
+  } marks[] = {{"capacity", l->capacity_qps}, {"max QPS", l->max_qps}};
+  for (int m = 0; m < 2; m++) {
+    if (!(marks[m].v > 0)) continue;
+    fprintf(f, "<line id='load-%s' x1='%.1f' y1='%.0f' x2='%.1f' y2='%.0f' class='mark'/><text x='%.1f' y='%.0f' "
+               "class='tick'>%s %.4g/s</text>",
+            m ? "maxqps" : "capacity", PX(marks[m].v), top, PX(marks[m].v), bottom, PX(marks[m].v) + 3,
+            top + 10 + 12 * m, marks[m].name, marks[m].v);
+  }
+  for (int s = 0; s < 2; s++) {
+    fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2.5' points='", palette[s]);
+    for (int i = 0; i < n; i++) fprintf(f, "%.1f,%.1f ", PX(pts[i]->achieved_qps), PY(s ? pts[i]->p99_s : pts[i]->p50_s));
+    fputs("'/>", f);
+    for (int i = 0; i < n; i++) {
+      double v = s ? pts[i]->p99_s : pts[i]->p50_s;
+      char t[32];
+      fmt_time(t, sizeof t, v);
+      fprintf(f, "<circle cx='%.1f' cy='%.1f' r='4' fill='%s'><title>%s %.4g/s offered, %.4g/s achieved: %s %s</title>"
+                 "</circle>",
+              PX(pts[i]->achieved_qps), PY(v), palette[s], pts[i]->purpose, pts[i]->target_qps > 0 ? pts[i]->target_qps : 0,
+              pts[i]->achieved_qps, s ? "P99" : "P50", t);
+    }
+  }
+#undef PX
+#undef PY
+  fputs("</svg></figure>\n", f);
+  nnp_free(pts);
+}
+
+static void td_rate(FILE *f, double v) {
+  if (v >= 0) fprintf(f, v >= 100 ? "<td>%.0f</td>" : "<td>%.3g</td>", v);
+  else fputs("<td>-</td>", f);
+}
+
+static void load_section(FILE *f, const nnp_load_section *l) {
+  char b[32];
+  fputs("<h2>Load</h2>\n<dl class='env' id='load-config'>", f);
+  fputs("<dt>scenario</dt><dd>", f);
+  esc(f, l->scenario);
+  fprintf(f, "</dd><dt>instances</dt><dd>%d worker process%s", l->instances, l->instances == 1 ? "" : "es");
+  if (strcmp(l->scenario, "multi-stream") && l->streams > 1) fprintf(f, ", %d streams each", l->streams);
+  fmt_time(b, sizeof b, l->duration_s);
+  fprintf(f, "</dd><dt>run length</dt><dd>%s%s", b, l->max_queries > 0 ? "" : "");
+  if (l->max_queries > 0) fprintf(f, ", at most %lld queries", (long long)l->max_queries);
+  fprintf(f, "</dd><dt>seed</dt><dd>%llu</dd>", (unsigned long long)l->seed);
+  if (l->qps > 0) fprintf(f, "<dt>target rate</dt><dd>%.4g QPS (Poisson)</dd>", l->qps);
+  if (l->latency_bound_s > 0) {
+    fmt_time(b, sizeof b, l->latency_bound_s);
+    fprintf(f, "<dt>P99 bound</dt><dd>%s</dd>", b);
+  }
+  if (l->capacity_qps > 0) fprintf(f, "<dt>offline capacity</dt><dd>%.4g queries/s (one query per request)</dd>", l->capacity_qps);
+  if (l->max_qps >= 0) fprintf(f, "<dt>max QPS</dt><dd id='load-max-qps'>%.4g (P99 within the bound, nothing dropped)</dd>", l->max_qps);
+  if (l->backend_options[0]) {
+    fputs("<dt>backend options</dt><dd>", f);
+    esc(f, l->backend_options);
+    fputs("</dd>", f);
+  }
+  fputs("</dl>\n", f);
+  load_curve(f, l);
+  fputs("<div class='scroll'><table id='load-runs'><thead><tr><th>run</th><th>target/s</th><th>offered/s</th>"
+        "<th>achieved/s</th><th>P50</th><th>P90</th><th>P99</th><th>P99.9</th><th>queries</th><th>late</th>"
+        "<th>dropped</th><th>passed</th></tr></thead><tbody>\n",
+        f);
+  for (int i = 0; i < l->n_runs; i++) {
+    const nnp_load_run_record *u = &l->runs[i];
+    fputs("<tr><td>", f);
+    esc(f, u->purpose);
+    fputs("</td>", f);
+    td_rate(f, u->target_qps);
+    td_rate(f, u->offered_qps);
+    td_rate(f, u->achieved_qps);
+    td_time(f, u->p50_s);
+    td_time(f, u->p90_s);
+    td_time(f, u->p99_s);
+    td_time(f, u->p999_s);
+    fprintf(f, "<td>%lld</td><td>%lld</td><td class='%s'>%lld</td><td class='%s'>%s</td></tr>\n", (long long)u->queries,
+            (long long)u->late, u->dropped ? "bad" : "", (long long)u->dropped, u->passed ? "good" : "bad",
+            u->passed ? "yes" : "no");
+  }
+  fputs("</tbody></table></div>\n<p class='meta'>Latency from each query's scheduled arrival to its completion (time "
+        "queued counts), nearest-rank percentiles over completed queries. Every run's latencies (or a seeded sample "
+        "of 1000) are in the result JSON.</p>\n",
+        f);
+  if (l->n_startup > 0) {
+    fputs("<h3>Worker start-up</h3><div class='scroll'><table id='load-startup'><thead><tr><th>worker</th>"
+          "<th>start to ready</th><th>load</th><th>first inference</th><th>cold start</th></tr></thead><tbody>",
+          f);
+    for (int k = 0; k < l->n_startup; k++) {
+      const nnp_load_startup *w = &l->startup[k];
+      fprintf(f, "<tr><td>%d</td>", k + 1);
+      td_time(f, w->spawn_to_ready_s);
+      td_time(f, w->load_s);
+      td_time(f, w->first_s);
+      td_time(f, w->cold_start_s);
+      fputs("</tr>", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+  }
+}
+
+static void coldstart_section(FILE *f, const nnp_coldstart_section *c) {
+  const struct {
+    const char *name;
+    const nnp_coldstart_series *s;
+  } series[] = {{"no cache", &c->plain}, {"cold cache", &c->cold}, {"warm cache", &c->warm}};
+  fputs("<h2>Cold start</h2>\n<div class='scroll'><table id='coldstart'><thead><tr><th>phase</th>", f);
+  for (int k = 0; k < 3; k++)
+    if (series[k].s->n > 0) fprintf(f, "<th>%s P50</th><th>%s P99</th>", series[k].name, series[k].name);
+  fputs("</tr></thead><tbody>\n", f);
+  for (int ph = 0; ph < NNP_COLDSTART_PHASES; ph++) {
+    fprintf(f, "<tr><td>%s</td>", nnp_coldstart_phase_names[ph]);
+    for (int k = 0; k < 3; k++)
+      if (series[k].s->n > 0) {
+        td_time(f, nnp_coldstart_quantile(series[k].s, ph, 0.5));
+        td_time(f, nnp_coldstart_quantile(series[k].s, ph, 0.99));
+      }
+    fputs("</tr>\n", f);
+  }
+  fprintf(f, "</tbody></table></div>\n<p class='meta'>%d fresh processes", c->plain.n);
+  if (c->warm.n > 0) {
+    fprintf(f, " without the plan cache, one that filled it (");
+    esc(f, c->cache_dir);
+    fprintf(f, "), %d with the warm cache", c->warm.n);
+  }
+  fputs("; nearest-rank percentiles.</p>\n", f);
+  bar_series *bs = nnp_calloc(2, sizeof *bs);
+  if (!bs) return;
+  const char *labels[NNP_COLDSTART_PHASES];
+  const nnp_coldstart_series *warm = c->warm.n > 0 ? &c->warm : NULL;
+  bs[0].name = warm ? "no cache" : "P50";
+  bs[1].name = warm ? "warm cache" : "P99";
+  for (int ph = 0; ph < NNP_COLDSTART_PHASES; ph++) {
+    labels[ph] = nnp_coldstart_phase_names[ph];
+    bs[0].v[ph] = nnp_coldstart_quantile(&c->plain, ph, 0.5);
+    bs[1].v[ph] = warm ? nnp_coldstart_quantile(warm, ph, 0.5) : nnp_coldstart_quantile(&c->plain, ph, 0.99);
+    bs[0].lo[ph] = bs[0].hi[ph] = bs[1].lo[ph] = bs[1].hi[ph] = -1;
+  }
+  bar_chart(f, warm ? "cold start by phase, P50: without and with the plan cache" : "cold start by phase: P50 and P99",
+            "coldstart-phases", NNP_COLDSTART_PHASES, labels, bs, 2, 1e3, "ms");
+  nnp_free(bs);
+}
+
 /* --- page ----------------------------------------------------------------------------- */
 
 static const char css[] =
@@ -272,7 +479,8 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
       if (w->acc.top1 >= 0) fprintf(f, ", top-1 %.0f%%", w->acc.top1 * 100);
       fprintf(f, "%s</td>", w->acc.within_tol ? "" : " (beyond tolerance)");
     } else {
-      fputs(w->status == NNP_ROW_OK ? "<td>reference</td>" : "<td>-</td>", f);
+      /* a load or coldstart run compares no outputs: its one row is no reference */
+      fputs(w->status == NNP_ROW_OK && !r->load && !r->coldstart ? "<td>reference</td>" : "<td>-</td>", f);
     }
     fputs("</tr>\n", f);
     if (w->status != NNP_ROW_OK && w->reason[0]) {
@@ -338,10 +546,14 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   fputs("<h2>Summary</h2>\n", f);
   summary_table(f, r);
 
-  /* bar charts over every row that has the quantity */
+  if (r->load) load_section(f, r->load);
+  if (r->coldstart) coldstart_section(f, r->coldstart);
+
+  /* bar charts over every row that has the quantity (a load or coldstart run's one row
+   * has no steady-state samples: its sections above hold its charts) */
   const char *labels[64];
   int n = r->n_rows < 64 ? r->n_rows : 64;
-  bar_series *bs = nnp_calloc(2, sizeof *bs);
+  bar_series *bs = r->load || r->coldstart ? NULL : nnp_calloc(2, sizeof *bs);
   if (bs && n > 0) {
     for (int i = 0; i < n; i++) labels[i] = r->rows[i].label;
     bs[0].name = "P50";
@@ -378,7 +590,8 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   }
   nnp_free(bs);
 
-  fputs("<h2>Latency distribution per row</h2>\n<div class='rows'>\n", f);
+  if (!r->load && !r->coldstart) fputs("<h2>Latency distribution per row</h2>\n", f);
+  fputs("<div class='rows'>\n", f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_bench_row *w = &r->rows[i];
     if (!row_ok(w)) continue;

@@ -159,9 +159,120 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("]\n    }", f);
 }
 
+/* --- load and coldstart sections ------------------------------------------------------ */
+
+static void write_load_run(FILE *f, const nnp_load_run_record *u) {
+  fputs("      {\"purpose\": ", f);
+  JSON_STR(f, u->purpose);
+  fputs(", \"target_qps\": ", f);
+  json_opt_seconds(f, u->target_qps);
+  fprintf(f, ", \"seed\": %llu, \"passed\": %s, \"queries\": %lld, \"completed\": %lld, \"dropped\": %lld, "
+             "\"late\": %lld",
+          (unsigned long long)u->seed, u->passed ? "true" : "false", (long long)u->queries, (long long)u->completed,
+          (long long)u->dropped, (long long)u->late);
+  const struct {
+    const char *key;
+    double v;
+  } nums[] = {{"offered_qps", u->offered_qps}, {"achieved_qps", u->achieved_qps}, {"span_s", u->span_s},
+              {"p50_s", u->p50_s},             {"p90_s", u->p90_s},               {"p99_s", u->p99_s},
+              {"p999_s", u->p999_s},           {"mean_s", u->mean_s},             {"max_s", u->max_s}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+    fprintf(f, ", \"%s\": ", nums[i].key);
+    json_opt_seconds(f, nums[i].v);
+  }
+  fprintf(f, ", \"samples_total\": %lld, \"samples_s\": [", (long long)u->samples_total);
+  for (int i = 0; u->samples_s && i < u->n_samples; i++) {
+    if (i) fputs(", ", f);
+    nnp_json_number(f, u->samples_s[i]);
+  }
+  fputs("]}", f);
+}
+
+static void write_load(FILE *f, const nnp_load_section *l) {
+  fputs(",\n  \"load\": {\n    \"scenario\": ", f);
+  JSON_STR(f, l->scenario);
+  fprintf(f, ",\n    \"seed\": %llu,\n    \"duration_s\": ", (unsigned long long)l->seed);
+  json_opt_seconds(f, l->duration_s);
+  fprintf(f, ",\n    \"max_queries\": %lld,\n    \"max_batch\": %d,\n    \"streams\": %d,\n    \"interval_s\": ",
+          (long long)l->max_queries, l->max_batch, l->streams);
+  json_opt_seconds(f, l->interval_s);
+  fprintf(f, ",\n    \"instances\": %d,\n    \"backend_options\": ", l->instances);
+  JSON_STR(f, l->backend_options);
+  const struct {
+    const char *key;
+    double v;
+  } nums[] = {{"qps", l->qps}, {"latency_bound_s", l->latency_bound_s}, {"capacity_qps", l->capacity_qps},
+              {"max_qps", l->max_qps}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+    fprintf(f, ",\n    \"%s\": ", nums[i].key);
+    json_opt_seconds(f, nums[i].v);
+  }
+  fputs(",\n    \"runs\": [", f);
+  for (int i = 0; l->runs && i < l->n_runs; i++) {
+    fputs(i ? ",\n" : "\n", f);
+    write_load_run(f, &l->runs[i]);
+  }
+  fputs(l->n_runs > 0 ? "\n    ],\n    \"startup\": [" : "],\n    \"startup\": [", f);
+  for (int k = 0; k < l->n_startup && k < NNP_LOAD_MAX_WORKERS; k++) {
+    const nnp_load_startup *w = &l->startup[k];
+    fprintf(f, "%s\n      {\"spawn_to_ready_s\": ", k ? "," : "");
+    json_opt_seconds(f, w->spawn_to_ready_s);
+    fputs(", \"load_s\": ", f);
+    json_opt_seconds(f, w->load_s);
+    fputs(", \"first_s\": ", f);
+    json_opt_seconds(f, w->first_s);
+    fputs(", \"cold_start_s\": ", f);
+    json_opt_seconds(f, w->cold_start_s);
+    fputc('}', f);
+  }
+  fputs(l->n_startup > 0 ? "\n    ]\n  }" : "]\n  }", f);
+}
+
+/* "runs": N and per phase {"p50_s", "p99_s", "samples_s"}: P50/P99 are recomputed from
+ * the samples on every write, so a document read back writes out identically. */
+static void write_coldstart_series(FILE *f, const nnp_coldstart_series *s, const char *indent) {
+  fprintf(f, "\"runs\": %d,\n%s\"note\": ", s->n, indent);
+  JSON_STR(f, s->note);
+  for (int ph = 0; ph < NNP_COLDSTART_PHASES; ph++) {
+    fprintf(f, ",\n%s\"%s\": {\"p50_s\": ", indent, nnp_coldstart_phase_names[ph]);
+    json_opt_seconds(f, nnp_coldstart_quantile(s, ph, 0.5));
+    fputs(", \"p99_s\": ", f);
+    json_opt_seconds(f, nnp_coldstart_quantile(s, ph, 0.99));
+    fputs(", \"samples_s\": [", f);
+    for (int k = 0; k < s->n; k++) {
+      if (k) fputs(", ", f);
+      json_opt_seconds(f, nnp_coldstart_phase(&s->s[k], ph));
+    }
+    fputs("]}", f);
+  }
+}
+
+static void write_coldstart(FILE *f, const nnp_coldstart_section *c) {
+  fputs(",\n  \"coldstart\": {\n    ", f);
+  write_coldstart_series(f, &c->plain, "    ");
+  fputs(",\n    \"cache_dir\": ", f);
+  JSON_STR(f, c->cache_dir);
+  const struct {
+    const char *key;
+    const nnp_coldstart_series *s;
+  } more[] = {{"cold_cache", &c->cold}, {"warm_cache", &c->warm}};
+  for (int i = 0; i < 2; i++) {
+    fprintf(f, ",\n    \"%s\": ", more[i].key);
+    if (more[i].s->n <= 0) {
+      fputs("null", f);
+      continue;
+    }
+    fputs("{\n      ", f);
+    write_coldstart_series(f, more[i].s, "      ");
+    fputs("\n    }", f);
+  }
+  fputs("\n  }", f);
+}
+
 void nnp_report_json(FILE *f, const nnp_bench_result *r) {
-  fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"nnperf\",\n  \"nnperf_version\": ",
-          NNP_RESULT_SCHEMA_VERSION);
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"%s\",\n"
+             "  \"nnperf_version\": ",
+          NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR, nnp_result_kind(r));
   JSON_STR(f, r->nnperf_version);
   fputs(",\n  \"command_line\": ", f);
   JSON_STR(f, r->command_line);
@@ -196,7 +307,10 @@ void nnp_report_json(FILE *f, const nnp_bench_result *r) {
     fputs(i ? ",\n" : "\n", f);
     write_row(f, &r->rows[i]);
   }
-  fputs(r->n_rows > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
+  fputs(r->n_rows > 0 ? "\n  ]" : "]", f);
+  if (r->load) write_load(f, r->load);
+  if (r->coldstart) write_coldstart(f, r->coldstart);
+  fputs("\n}\n", f);
 }
 
 /* --- atomic file output ----------------------------------------------------------------- */

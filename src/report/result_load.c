@@ -283,6 +283,199 @@ static nnp_status read_row(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
   return NNP_OK;
 }
 
+/* --- load and coldstart sections (schema 1.1 and 1.2) ------------------------------------ */
+
+/* An array of numbers (null: -1, "not measured") into a malloc'd array. */
+static nnp_status get_num_array(const reader *rd, json_t *obj, const char *key, int max, double **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_array(v)) return bad(rd, key, "expected an array of numbers");
+  size_t m = json_array_size(v);
+  if (m > (size_t)max) return bad(rd, key, "more than %d elements (%zu)", max, m);
+  if (!m) return NNP_OK;
+  *out = nnp_malloc(m * sizeof **out);
+  if (!*out) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+  *n = (int)m;
+  for (size_t i = 0; i < m; i++) {
+    json_t *x = json_array_get(v, i);
+    if (json_is_null(x)) (*out)[i] = -1;
+    else if (json_is_number(x) && isfinite(json_number_value(x)) && json_number_value(x) >= 0) (*out)[i] = json_number_value(x);
+    else return bad(rd, key, "element %zu is not a finite number >= 0 or null", i);
+  }
+  return NNP_OK;
+}
+
+static nnp_status get_seed(const reader *rd, json_t *obj, const char *key, uint64_t *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return NNP_OK;
+  if (!json_is_integer(v) || json_integer_value(v) < 0) return bad(rd, key, "expected an integer >= 0");
+  *out = (uint64_t)json_integer_value(v);
+  return NNP_OK;
+}
+
+static nnp_status read_load_run(reader *rd, json_t *o, nnp_load_run_record *u) {
+  if (!json_is_object(o)) return bad(rd, "", "expected an object");
+  NNP_TRY(get_str(rd, o, "purpose", u->purpose, sizeof u->purpose));
+  NNP_TRY(get_num(rd, o, "target_qps", -1, &u->target_qps));
+  NNP_TRY(get_seed(rd, o, "seed", &u->seed));
+  NNP_TRY(get_bool(rd, o, "passed", &u->passed));
+  INT_FIELD(o, "queries", 0, INT64_MAX, 0, u->queries);
+  INT_FIELD(o, "completed", 0, INT64_MAX, 0, u->completed);
+  INT_FIELD(o, "dropped", 0, INT64_MAX, 0, u->dropped);
+  INT_FIELD(o, "late", 0, INT64_MAX, 0, u->late);
+  if (u->completed + u->dropped != u->queries)
+    return bad(rd, "completed", "%lld completed + %lld dropped, but %lld queries", (long long)u->completed,
+               (long long)u->dropped, (long long)u->queries);
+  const struct {
+    const char *key;
+    double *dst;
+  } nums[] = {{"offered_qps", &u->offered_qps}, {"achieved_qps", &u->achieved_qps}, {"span_s", &u->span_s},
+              {"p50_s", &u->p50_s},             {"p90_s", &u->p90_s},               {"p99_s", &u->p99_s},
+              {"p999_s", &u->p999_s},           {"mean_s", &u->mean_s},             {"max_s", &u->max_s}};
+  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) NNP_TRY(get_num(rd, o, nums[i].key, -1, nums[i].dst));
+  INT_FIELD(o, "samples_total", 0, INT64_MAX, 0, u->samples_total);
+  NNP_TRY(get_num_array(rd, o, "samples_s", NNP_LOAD_RESERVOIR, &u->samples_s, &u->n_samples));
+  for (int i = 0; i < u->n_samples; i++)
+    if (u->samples_s[i] < 0) return bad(rd, "samples_s", "element %d is null", i);
+  if (u->n_samples > u->samples_total && json_object_get(o, "samples_total"))
+    return bad(rd, "samples_s", "%d samples drawn from %lld", u->n_samples, (long long)u->samples_total);
+  return NNP_OK;
+}
+
+static nnp_status read_load(reader *rd, json_t *o, nnp_load_section *l) {
+  snprintf(rd->where, sizeof rd->where, "load");
+  NNP_TRY(get_str(rd, o, "scenario", l->scenario, sizeof l->scenario));
+  if (!l->scenario[0]) return bad(rd, "scenario", "missing");
+  NNP_TRY(get_seed(rd, o, "seed", &l->seed));
+  NNP_TRY(get_num(rd, o, "duration_s", -1, &l->duration_s));
+  INT_FIELD(o, "max_queries", 0, INT64_MAX, 0, l->max_queries);
+  INT_FIELD(o, "max_batch", 0, 1 << 30, 0, l->max_batch);
+  INT_FIELD(o, "streams", 0, 1 << 30, 0, l->streams);
+  NNP_TRY(get_num(rd, o, "interval_s", -1, &l->interval_s));
+  INT_FIELD(o, "instances", 0, NNP_LOAD_MAX_WORKERS, 0, l->instances);
+  NNP_TRY(get_str(rd, o, "backend_options", l->backend_options, sizeof l->backend_options));
+  NNP_TRY(get_num(rd, o, "qps", -1, &l->qps));
+  NNP_TRY(get_num(rd, o, "latency_bound_s", -1, &l->latency_bound_s));
+  NNP_TRY(get_num(rd, o, "capacity_qps", -1, &l->capacity_qps));
+  NNP_TRY(get_num(rd, o, "max_qps", -1, &l->max_qps));
+  json_t *runs = json_object_get(o, "runs");
+  if (!runs || !json_is_array(runs)) return bad(rd, "runs", "missing or not an array");
+  size_t n = json_array_size(runs);
+  if (n > 4096) return bad(rd, "runs", "too many runs (%zu)", n);
+  if (n) {
+    l->runs = nnp_calloc(n, sizeof *l->runs);
+    if (!l->runs) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+  }
+  for (size_t i = 0; i < n; i++) {
+    l->n_runs = (int)i + 1; /* counted before reading, so a failure frees what was read */
+    snprintf(rd->where, sizeof rd->where, "load.runs[%zu]", i);
+    NNP_TRY(read_load_run(rd, json_array_get(runs, i), &l->runs[i]));
+  }
+  snprintf(rd->where, sizeof rd->where, "load");
+  json_t *st = json_object_get(o, "startup");
+  if (st && !json_is_null(st)) {
+    if (!json_is_array(st) || json_array_size(st) > NNP_LOAD_MAX_WORKERS)
+      return bad(rd, "startup", "expected an array of at most %d workers", NNP_LOAD_MAX_WORKERS);
+    for (size_t k = 0; k < json_array_size(st); k++) {
+      json_t *w = json_array_get(st, k);
+      snprintf(rd->where, sizeof rd->where, "load.startup[%zu]", k);
+      if (!json_is_object(w)) return bad(rd, "", "expected an object");
+      nnp_load_startup *s = &l->startup[k];
+      NNP_TRY(get_num(rd, w, "spawn_to_ready_s", -1, &s->spawn_to_ready_s));
+      NNP_TRY(get_num(rd, w, "load_s", -1, &s->load_s));
+      NNP_TRY(get_num(rd, w, "first_s", -1, &s->first_s));
+      NNP_TRY(get_num(rd, w, "cold_start_s", -1, &s->cold_start_s));
+      l->n_startup = (int)k + 1;
+    }
+  }
+  return NNP_OK;
+}
+
+/* A series: "runs" and the four phases' samples_s (P50/P99 are recomputed from them). */
+static nnp_status read_coldstart_series(reader *rd, json_t *o, nnp_coldstart_series *s) {
+  long long runs = 0;
+  NNP_TRY(get_int(rd, o, "runs", 0, 1 << 20, 0, &runs));
+  NNP_TRY(get_str(rd, o, "note", s->note, sizeof s->note));
+  if (runs > 0) {
+    s->s = nnp_calloc((size_t)runs, sizeof *s->s);
+    if (!s->s) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+    s->n = (int)runs;
+    for (int i = 0; i < s->n; i++) s->s[i] = (nnp_coldstart_sample){-1, -1, -1, -1};
+  }
+  char base[128];
+  snprintf(base, sizeof base, "%s", rd->where);
+  for (int ph = 0; ph < NNP_COLDSTART_PHASES; ph++) {
+    json_t *p;
+    NNP_TRY(get_obj(rd, o, nnp_coldstart_phase_names[ph], &p));
+    if (!p) continue;
+    snprintf(rd->where, sizeof rd->where, "%s.%s", base, nnp_coldstart_phase_names[ph]);
+    double *v;
+    int n;
+    NNP_TRY(get_num_array(rd, p, "samples_s", 1 << 20, &v, &n));
+    if (n != s->n) {
+      nnp_free(v);
+      return bad(rd, "samples_s", "%d samples for %d runs", n, s->n);
+    }
+    for (int i = 0; i < n; i++) {
+      nnp_coldstart_sample *c = &s->s[i];
+      double *dst[] = {&c->spawn_to_ready_s, &c->load_s, &c->first_s, &c->cold_start_s};
+      *dst[ph] = v[i];
+    }
+    nnp_free(v);
+    snprintf(rd->where, sizeof rd->where, "%s", base);
+  }
+  return NNP_OK;
+}
+
+static nnp_status read_coldstart(reader *rd, json_t *o, nnp_coldstart_section *c) {
+  snprintf(rd->where, sizeof rd->where, "coldstart");
+  NNP_TRY(read_coldstart_series(rd, o, &c->plain));
+  NNP_TRY(get_str(rd, o, "cache_dir", c->cache_dir, sizeof c->cache_dir));
+  const struct {
+    const char *key;
+    nnp_coldstart_series *s;
+  } more[] = {{"cold_cache", &c->cold}, {"warm_cache", &c->warm}};
+  for (int i = 0; i < 2; i++) {
+    json_t *sub;
+    snprintf(rd->where, sizeof rd->where, "coldstart");
+    NNP_TRY(get_obj(rd, o, more[i].key, &sub));
+    if (!sub) continue;
+    snprintf(rd->where, sizeof rd->where, "coldstart.%s", more[i].key);
+    NNP_TRY(read_coldstart_series(rd, sub, more[i].s));
+  }
+  return NNP_OK;
+}
+
+/* Schema 1.1 load/coldstart documents had no rows: the backend was described at the top
+ * level. It becomes the one configuration row that 1.2 writes. */
+static nnp_status legacy_row(reader *rd, json_t *root, nnp_bench_result *r) {
+  r->rows = nnp_calloc(1, sizeof *r->rows);
+  if (!r->rows) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+  r->n_rows = r->cap_rows = 1;
+  nnp_bench_row *w = &r->rows[0];
+  w->spawn_to_ready_s = w->parse_s = w->compile_s = w->load_s = w->first_s = w->cold_start_s = -1;
+  w->acc.top1 = w->acc.top5 = -1;
+  w->batch = 1;
+  NNP_TRY(get_str(rd, root, "backend", w->backend, sizeof w->backend));
+  NNP_TRY(get_str(rd, root, "backend_version", w->backend_version, sizeof w->backend_version));
+  NNP_TRY(get_str(rd, root, "note", w->note, sizeof w->note));
+  INT_FIELD(root, "threads", 0, 1 << 20, 0, w->threads);
+  snprintf(w->label, sizeof w->label, "%.31s fp32 t%d b1", w->backend, w->threads);
+  snprintf(w->scenario, sizeof w->scenario, "%s", r->load ? "load" : "coldstart");
+  if (r->load) {
+    INT_FIELD(root, "instances", 0, NNP_LOAD_MAX_WORKERS, 0, r->load->instances);
+    NNP_TRY(get_str(rd, root, "backend_options", r->load->backend_options, sizeof r->load->backend_options));
+    if (r->load->n_startup) {
+      const nnp_load_startup *s = &r->load->startup[0];
+      w->spawn_to_ready_s = s->spawn_to_ready_s, w->load_s = s->load_s, w->first_s = s->first_s;
+      w->cold_start_s = s->cold_start_s;
+    }
+  }
+  return NNP_OK;
+}
+
 static nnp_status read_document(reader *rd, json_t *root, nnp_bench_result *r) {
   if (!json_is_object(root)) return bad(rd, "(top level)", "expected an object");
   long long version = 0;
@@ -317,7 +510,29 @@ static nnp_status read_document(reader *rd, json_t *root, nnp_bench_result *r) {
   NNP_TRY(get_str(rd, root, "baseline", r->baseline, sizeof r->baseline));
   NNP_TRY(get_bool(rd, root, "allow_mixed", &r->allow_mixed));
   NNP_TRY(get_bool(rd, root, "noisy", &r->noisy));
+  char kind[16] = "";
+  NNP_TRY(get_str(rd, root, "kind", kind, sizeof kind));
+  if (kind[0] && strcmp(kind, "bench") && strcmp(kind, "load") && strcmp(kind, "coldstart"))
+    return bad(rd, "kind", "unknown kind '%s' (bench, load, coldstart)", kind);
+  json_t *load, *cold;
+  NNP_TRY(get_obj(rd, root, "load", &load));
+  NNP_TRY(get_obj(rd, root, "coldstart", &cold));
+  if (load && cold) return bad(rd, "coldstart", "a document has a load or a coldstart section, not both");
+  if ((!strcmp(kind, "load") && !load) || (!strcmp(kind, "coldstart") && !cold))
+    return bad(rd, kind, "missing: the document's kind is \"%s\"", kind);
+  if (load) {
+    r->load = nnp_calloc(1, sizeof *r->load);
+    if (!r->load) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+    NNP_TRY(read_load(rd, load, r->load));
+  }
+  if (cold) {
+    r->coldstart = nnp_calloc(1, sizeof *r->coldstart);
+    if (!r->coldstart) return nnp_error(NNP_ERR_NOMEM, "%s: out of memory", rd->name);
+    NNP_TRY(read_coldstart(rd, cold, r->coldstart));
+  }
+  rd->where[0] = 0;
   json_t *rows = json_object_get(root, "rows");
+  if (!rows && (load || cold)) return legacy_row(rd, root, r);
   if (!rows || !json_is_array(rows)) return bad(rd, "rows", "missing or not an array");
   size_t n = json_array_size(rows);
   if (n > 1 << 20) return bad(rd, "rows", "too many rows (%zu)", n);

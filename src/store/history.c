@@ -1,11 +1,14 @@
-/* Run history in SQLite. Three tables:
+/* Run history in SQLite. Four tables:
  *   runs     one per bench run: when, model, command line, environment (JSON) and the
  *            full result JSON, which is what `nnperf history export` gives back byte for
  *            byte (so an export compares and reports exactly like the original file);
  *   rows     one per row, the summary columns (for SQL queries across runs);
  *   samples  raw latencies of each row, one blob per worker process (float64, native
- *            byte order: the database is a local cache of this machine's runs).
- * A run is stored in one transaction. PRAGMA user_version carries the schema version. */
+ *            byte order: the database is a local cache of this machine's runs);
+ *   load_runs one per run of a load command (nnperf load): rate, latency, losses.
+ * runs.kind says bench, load or coldstart. A run is stored in one transaction. PRAGMA
+ * user_version carries the schema version: 1 (bench only), 2 (kind, load_runs); a
+ * version 1 database is upgraded in place when opened. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,7 +21,7 @@
 #include "nnperf/report.h"
 #include "nnperf/result_load.h"
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 struct nnp_history {
   sqlite3 *db;
@@ -41,6 +44,15 @@ static const char schema_sql[] =
     "  run_id INTEGER NOT NULL, row_idx INTEGER NOT NULL, process INTEGER NOT NULL,"
     "  latencies_f64 BLOB NOT NULL, PRIMARY KEY (run_id, row_idx, process),"
     "  FOREIGN KEY (run_id, row_idx) REFERENCES rows(run_id, idx) ON DELETE CASCADE);";
+
+/* version 1 -> 2: load and coldstart runs */
+static const char schema_v2_sql[] =
+    "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'bench';"
+    "CREATE TABLE IF NOT EXISTS load_runs ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,"
+    "  scenario TEXT, purpose TEXT, target_qps REAL, offered_qps REAL, achieved_qps REAL,"
+    "  p50_s REAL, p90_s REAL, p99_s REAL, p999_s REAL, queries INTEGER, completed INTEGER,"
+    "  dropped INTEGER, late INTEGER, passed INTEGER, PRIMARY KEY (run_id, idx));";
 
 static nnp_status db_error(nnp_history *h, const char *what) {
   return nnp_error(NNP_ERR_IO, "history '%s': %s: %s", h->path, what, sqlite3_errmsg(h->db));
@@ -78,6 +90,29 @@ static nnp_status make_parents(const char *path) {
   return NNP_OK;
 }
 
+static int user_version(sqlite3 *db) {
+  sqlite3_stmt *st = NULL;
+  int version = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    version = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return version;
+}
+
+/* Creates or upgrades the schema in one write transaction; the version is read again
+ * inside it, so two processes opening an old database do not both upgrade it. */
+static int upgrade(nnp_history *h, char **msg) {
+  int rc = sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, msg);
+  if (rc != SQLITE_OK) return rc;
+  int v = user_version(h->db);
+  if (v < 1) rc = sqlite3_exec(h->db, schema_sql, NULL, NULL, msg);
+  if (rc == SQLITE_OK && v < 2) rc = sqlite3_exec(h->db, schema_v2_sql, NULL, NULL, msg);
+  if (rc == SQLITE_OK && v < 2) rc = sqlite3_exec(h->db, "PRAGMA user_version = 2", NULL, NULL, msg);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(h->db, "COMMIT", NULL, NULL, msg);
+  if (rc != SQLITE_OK) sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
 nnp_status nnp_history_open(const char *path, nnp_history **out) {
   *out = NULL;
   if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "history: empty path");
@@ -91,11 +126,7 @@ nnp_status nnp_history_open(const char *path, nnp_history **out) {
     return s;
   }
   sqlite3_busy_timeout(h->db, 10000); /* concurrent bench runs (parallel tests) take turns */
-  sqlite3_stmt *st = NULL;
-  int version = -1;
-  if (sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    version = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
+  int version = user_version(h->db);
   if (version < 0) {
     nnp_status s = db_error(h, "not a SQLite database");
     nnp_history_close(h);
@@ -108,9 +139,7 @@ nnp_status nnp_history_open(const char *path, nnp_history **out) {
   }
   char *msg = NULL;
   if (sqlite3_exec(h->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK ||
-      (version < HISTORY_SCHEMA_VERSION &&
-       (sqlite3_exec(h->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(h->db, "PRAGMA user_version = 1", NULL, NULL, &msg) != SQLITE_OK))) {
+      (version < HISTORY_SCHEMA_VERSION && upgrade(h, &msg) != SQLITE_OK)) {
     nnp_status s = nnp_error(NNP_ERR_IO, "history '%s': cannot create the schema: %s", path,
                              msg ? msg : sqlite3_errmsg(h->db));
     sqlite3_free(msg);
@@ -208,6 +237,32 @@ static nnp_status insert_rows(nnp_history *h, int64_t run, const nnp_bench_resul
   return s;
 }
 
+static nnp_status insert_load_runs(nnp_history *h, int64_t run, const nnp_load_section *l) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(h->db, "INSERT INTO load_runs VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return db_error(h, "prepare");
+  nnp_status s = NNP_OK;
+  for (int i = 0; i < l->n_runs && s == NNP_OK; i++) {
+    const nnp_load_run_record *u = &l->runs[i];
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int(st, 2, i);
+    sqlite3_bind_text(st, 3, l->scenario, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, u->purpose, -1, SQLITE_TRANSIENT);
+    const double v[] = {u->target_qps, u->offered_qps, u->achieved_qps, u->p50_s, u->p90_s, u->p99_s, u->p999_s};
+    for (int k = 0; k < 7; k++) bind_opt(st, 5 + k, v[k], v[k] >= 0);
+    sqlite3_bind_int64(st, 12, u->queries);
+    sqlite3_bind_int64(st, 13, u->completed);
+    sqlite3_bind_int64(st, 14, u->dropped);
+    sqlite3_bind_int64(st, 15, u->late);
+    sqlite3_bind_int(st, 16, u->passed);
+    if (sqlite3_step(st) != SQLITE_DONE) s = db_error(h, "insert load run");
+  }
+  sqlite3_finalize(st);
+  return s;
+}
+
 nnp_status nnp_history_add(nnp_history *h, const nnp_bench_result *r, int64_t *id) {
   size_t jlen = 0, elen = 0;
   char *json = to_text(emit_result, r, &jlen), *env = to_text(emit_env, &r->env, &elen);
@@ -226,7 +281,7 @@ nnp_status nnp_history_add(nnp_history *h, const nnp_bench_result *r, int64_t *i
   if (s == NNP_OK &&
       sqlite3_prepare_v2(h->db,
                          "INSERT INTO runs (timestamp, model, nnperf_version, command_line, seed, noisy, n_rows, n_ok,"
-                         " hostname, env_json, result_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+                         " hostname, env_json, result_json, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
                          -1, &st, NULL) != SQLITE_OK)
     s = db_error(h, "prepare");
   if (s == NNP_OK) {
@@ -241,11 +296,13 @@ nnp_status nnp_history_add(nnp_history *h, const nnp_bench_result *r, int64_t *i
     sqlite3_bind_text(st, 9, r->env.hostname, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 10, env, (int)elen, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 11, json, (int)jlen, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 12, nnp_result_kind(r), -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) s = db_error(h, "insert run");
   }
   sqlite3_finalize(st);
   int64_t run = sqlite3_last_insert_rowid(h->db);
   if (s == NNP_OK) s = insert_rows(h, run, r);
+  if (s == NNP_OK && r->load) s = insert_load_runs(h, run, r->load);
   if (s == NNP_OK && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) s = db_error(h, "commit");
   if (s != NNP_OK) sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
   else if (id) *id = run;
@@ -263,7 +320,7 @@ static void col_text(sqlite3_stmt *st, int col, char *out, size_t n) {
 
 nnp_status nnp_history_list(nnp_history *h, int (*fn)(void *ud, const nnp_history_entry *e), void *ud) {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(h->db, "SELECT id, timestamp, model, command_line, n_rows, n_ok, noisy FROM runs ORDER BY id",
+  if (sqlite3_prepare_v2(h->db, "SELECT id, timestamp, model, command_line, n_rows, n_ok, noisy, kind FROM runs ORDER BY id",
                          -1, &st, NULL) != SQLITE_OK)
     return db_error(h, "list");
   int rc;
@@ -277,6 +334,7 @@ nnp_status nnp_history_list(nnp_history *h, int (*fn)(void *ud, const nnp_histor
     e.n_rows = sqlite3_column_int(st, 4);
     e.n_ok = sqlite3_column_int(st, 5);
     e.noisy = sqlite3_column_int(st, 6) != 0;
+    col_text(st, 7, e.kind, sizeof e.kind);
     if (fn(ud, &e)) break;
   }
   nnp_status s = rc == SQLITE_ROW || rc == SQLITE_DONE ? NNP_OK : db_error(h, "list");

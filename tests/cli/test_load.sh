@@ -86,6 +86,50 @@ PY
 then ok "find-max-qps reproducible within 10%"; else bad "find-max-qps: $(tail -3 "$work/o1") / $(tail -3 "$work/o2")"; fi
 fi
 
+# --streams: one worker serving several queries at once. The fault backend's sleep takes
+# no CPU, so 4 streams must serve well over twice what 1 does (ideal: 4x)
+for k in 1 4; do
+  "$nnperf" load "$work/tiny.onnx" --backend fault --backend-options mode=none,sleep_ms=10 --scenario offline \
+    --duration 1s --streams $k --no-history --json "$work/st$k.json" > /dev/null 2> "$work/err$k"
+done
+if $py - "$work/st1.json" "$work/st4.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["load"] for p in sys.argv[1:3])
+print("offline capacity, 1 and 4 streams:", round(a["capacity_qps"], 1), round(b["capacity_qps"], 1))
+assert a["streams"] == 1 and b["streams"] == 4, (a["streams"], b["streams"])
+assert b["capacity_qps"] > 2.5 * a["capacity_qps"], (a["capacity_qps"], b["capacity_qps"])
+PY
+then ok "--streams 4: one worker serves 4 queries at once"; else bad "--streams: $(cat "$work/err1" "$work/err4")"; fi
+
+# A latency-vs-QPS sweep on real backends (CPU-bound service, a shared machine: loose
+# checks): the rates past capacity queue, so P99 there is well above P99 at low load, and
+# the result document holds every point
+sweep_check() { # name json
+  $py - "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+L = d["load"]
+s = [r for r in L["runs"] if r["purpose"] == "sweep"]
+assert d["kind"] == "load" and len(s) == 12, len(s)
+p99 = [r["p99_s"] for r in s]
+low, high = min(p99[:3]), max(p99[9:])
+print("  p99 ms:", " ".join(f"{x*1e3:.2f}" for x in p99), "capacity", round(L["capacity_qps"], 1))
+assert high > 2 * low, ("P99 does not rise near saturation", p99)
+assert all(len(r["samples_s"]) == min(r["completed"], 1000) for r in s)
+PY
+}
+"$nnperf" load zoo:tiny --backend native --sweep --duration 500ms --no-history --json "$work/swn.json" > /dev/null 2> "$work/err"
+sweep_check native "$work/swn.json" && ok "native sweep: P99 rises near saturation" || bad "native sweep: $(cat "$work/err")"
+if "$nnperf" backends 2>/dev/null | grep -q "^ort-cpu  *available"; then
+  "$nnperf" load zoo:tiny --backend ort-cpu --sweep --duration 500ms --no-history --json "$work/swo.json" > /dev/null 2> "$work/err"
+  sweep_check ort-cpu "$work/swo.json" && ok "ort-cpu sweep: P99 rises near saturation" || bad "ort-cpu sweep: $(cat "$work/err")"
+  "$nnperf" load zoo:tiny --backend ort-cpu --qps 200 --duration 500ms --streams 2 --no-history --json "$work/so.json" > /dev/null 2> "$work/err"
+  $py -c 'import json,sys; L=json.load(open(sys.argv[1]))["load"]; r=L["runs"][-1]; assert L["streams"] == 2 and r["completed"] == r["queries"] > 0, L' "$work/so.json" &&
+    ok "ort-cpu --streams 2: one shared session serves" || bad "ort-cpu --streams 2: $(cat "$work/err")"
+else
+  echo "skip ort-cpu sweep and streams: onnxruntime not available ($("$nnperf" backends 2>&1 | grep ort-cpu))"
+fi
+
 # Python workers serve too (skipped with the reason when the framework is missing)
 if "$nnperf" backends 2>/dev/null | grep -q "^ort-cpu  *available"; then
   if "$nnperf" load "$work/tiny.onnx" --backend ort-cpu --scenario server --qps 100 --duration 500ms > "$work/out" 2> "$work/err" &&
@@ -111,7 +155,8 @@ rc=$?
 if [ $rc -eq 1 ] && grep -Eq "signal 11|SEGV" "$work/err" && [ "$(wc -l < "$work/err")" -eq 1 ]; then ok "crashing worker: exit 1, reason"; else bad "crash: rc $rc $(cat "$work/err")"; fi
 
 # bad arguments: exit 2
-for args in "--scenario nope" "--qps -3" "--find-max-qps" "--duration 5parsecs" "--scenario offline --sweep" "--instances 0"; do
+for args in "--scenario nope" "--qps -3" "--find-max-qps" "--duration 5parsecs" "--scenario offline --sweep" "--instances 0" \
+    "--streams 17" "--scenario single-stream --streams 2"; do
   "$nnperf" load "$work/tiny.onnx" $args > /dev/null 2> "$work/err"
   rc=$?
   if [ $rc -eq 2 ]; then ok "load $args: exit 2"; else bad "load $args: exit $rc $(cat "$work/err")"; fi

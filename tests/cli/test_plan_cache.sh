@@ -18,7 +18,13 @@ rc=$?
 grep -q "plan cache: miss (written)" <<<"$out" && ok "first cached start writes the cache" || bad "no miss note: $out"
 grep -q "plan cache: hit" <<<"$out" && ok "later starts hit the cache" || bad "no hit note: $out"
 grep -q "^cold start P50: .* without the plan cache, .* with a warm one: .*x$" <<<"$out" && ok "ratio line" || bad "no ratio line: $out"
-[ -s "$work/cs.json" ] && [ -s "$work/cs.json.warm-cache.json" ] && ok "both JSON series written" || bad "JSON files missing"
+/usr/bin/python3 - "$work/cs.json" <<'PY' && ok "one JSON document holds the three series" || bad "JSON series: $(head -c 400 "$work/cs.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["coldstart"]
+assert c["runs"] == 2 and c["cold_cache"]["runs"] == 1 and c["warm_cache"]["runs"] == 2, c
+assert "hit" in c["warm_cache"]["note"] and "miss" in c["cold_cache"]["note"], c
+assert len(c["warm_cache"]["cold_start"]["samples_s"]) == 2
+PY
 f=$(ls "$work"/c/plan-*.nnpplan 2>/dev/null | head -1)
 [ -n "$f" ] && ok "cache file in DIR" || { bad "no cache file in $work/c"; echo "$passed passed, $failed failed"; exit 1; }
 cp "$f" "$work/good"

@@ -89,6 +89,27 @@ grep -q "id='cdf-0'" "$work/b.html" 2>/dev/null && grep -q "id='nnperf-result'" 
 "$nnperf" report 1 -o "$work/h.html" 2> "$work/err" && grep -q "id='cdf-0'" "$work/h.html" &&
   ok "report of history run 1" || bad "report of history run 1: $(cat "$work/err")"
 
+# load and coldstart results: the same writer, reader and renderer. The load page carries
+# the latency-vs-QPS curve (P50 and P99, 12 sweep points each, the capacity marked), the
+# table of runs and the start-up; --html and nnperf report of its --json are the same page
+"$nnperf" load "$work/tiny.onnx" --backend fault --backend-options mode=none,sleep_ms=2 --sweep --duration 300ms \
+  --no-history --json "$work/load.json" --html "$work/load-direct.html" > /dev/null 2> "$work/err"
+"$nnperf" report "$work/load.json" -o "$work/load.html" 2>> "$work/err" && cmp -s "$work/load.html" "$work/load-direct.html" &&
+  ok "load --html and report of load --json give the same page" || bad "load page: $(cat "$work/err")"
+$py - "$work/load.html" <<'PY' && ok "load page: curve SVG (P50, P99, capacity), runs table, self-contained" || bad "load page content"
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+assert not re.search(r"""(src|href)\s*=\s*['"]?\s*(https?:|//)""", html, re.I), "external reference"
+curve = re.search(r"<svg id='load-curve'.*?</svg>", html, re.S).group(0)
+assert curve.count("<polyline") == 2 and curve.count("<circle") == 24, (curve.count("<polyline"), curve.count("<circle"))
+assert "id='load-capacity'" in curve and "P99" in curve
+assert "id='load-runs'" in html and html.count("<td>sweep</td>") == 12 and "id='load-startup'" in html
+assert html.count("<svg") == 1, html.count("<svg")  # bench's bar charts are not drawn for a load run
+PY
+"$nnperf" coldstart "$work/tiny.onnx" --runs 2 --no-history --html "$work/cs.html" > /dev/null 2>&1
+grep -q "id='coldstart-phases'" "$work/cs.html" && grep -q "id='coldstart'" "$work/cs.html" && ok "coldstart page: phase table and chart" ||
+  bad "coldstart page"
+
 # --- rendering in headless Chromium --------------------------------------------------------
 chrome=""
 for c in chromium chromium-browser google-chrome; do command -v "$c" > /dev/null && { chrome=$c; break; }; done
@@ -125,6 +146,22 @@ assert st.stddev[0] > 15 and dark > 5000, "blank or nearly blank"
 assert blue > 500 and orange > 500, "no chart bars on screen"
 PY
 done
+# the load page: the curve is in the rendered DOM and drawn on screen in both line colours
+timeout 90 "${cr[@]}" --dump-dom "file://$work/load.html" > "$work/ldom.html" 2> /dev/null
+grep -q "id=\"load-curve\"" "$work/ldom.html" && [ "$(grep -o "<circle" "$work/ldom.html" | wc -l)" -eq 24 ] &&
+  ok "rendered load page holds the curve" || bad "rendered load page: no curve"
+timeout 90 "${cr[@]}" --window-size=1100,1400 --screenshot="$work/load.png" "file://$work/load.html" > /dev/null 2>&1
+$py - "$work/load.png" <<'PY' && ok "load page screenshot shows the P50 and P99 lines" || bad "load page screenshot"
+import sys
+from PIL import Image
+rgb = Image.open(sys.argv[1]).convert("RGB")
+blue = orange = 0
+for r, g, b in rgb.getdata():
+    blue += abs(r - 0x33) < 20 and abs(g - 0x67) < 20 and abs(b - 0xd6) < 20
+    orange += abs(r - 0xe8) < 20 and abs(g - 0x71) < 20 and abs(b - 0x0a) < 20
+print(f"  load.png: P50-blue {blue}, P99-orange {orange}")
+assert blue > 300 and orange > 300, "curve not drawn"
+PY
 timeout 90 "${cr[@]}" --print-to-pdf="$work/report.pdf" "file://$work/report.html" > /dev/null 2>&1
 [ "$(head -c 4 "$work/report.pdf" 2>/dev/null)" = "%PDF" ] && [ "$(stat -c %s "$work/report.pdf")" -gt 20000 ] &&
   ok "prints to PDF ($(stat -c %s "$work/report.pdf") bytes)" || bad "print to PDF"
