@@ -89,12 +89,12 @@ static void progress(void *ctx, int done, int total) {
 static void print_sensitivity(const nnp_sensitivity *sn, const nnp_eval_set *e) {
   printf("sensitivity of %d layers on %d held-out inputs (%.1f s; all INT8: agreement %d/%d, cosine %.5f)\n",
          sn->n, e->n, sn->seconds, sn->all_int8.agree, sn->all_int8.n, sn->all_int8.cos_mean);
-  printf("%4s  %-28s %-6s | %-26s | %-26s\n", "rank", "layer", "op", "only this layer INT8", "all INT8 but this layer");
-  printf("%4s  %-28s %-6s | %7s %9s %9s | %7s %9s %9s\n", "", "", "", "top-1", "cos mean", "cos min", "top-1", "cos mean",
+  printf("%4s  %-36s %-4s | %-26s | %-26s\n", "rank", "layer", "op", "only this layer INT8", "all INT8 but this layer");
+  printf("%4s  %-36s %-4s | %7s %9s %9s | %7s %9s %9s\n", "", "", "", "top-1", "cos mean", "cos min", "top-1", "cos mean",
          "cos min");
   for (int i = 0; i < sn->n; i++) {
     const nnp_layer_sens *L = &sn->layers[i];
-    printf("%4d  %-28.28s %-6s | %3d/%-3d %9.6f %9.6f | %3d/%-3d %9.6f %9.6f\n", i + 1, L->name, L->op, L->alone.agree,
+    printf("%4d  %-36.36s %-4.4s | %3d/%-3d %9.6f %9.6f | %3d/%-3d %9.6f %9.6f\n", i + 1, L->name, L->op, L->alone.agree,
            L->alone.n, L->alone.cos_mean, L->alone.cos_min, L->except.agree, L->except.n, L->except.cos_mean,
            L->except.cos_min);
   }
@@ -103,11 +103,11 @@ static void print_sensitivity(const nnp_sensitivity *sn, const nnp_eval_set *e) 
 static void on_step(void *ctx, const nnp_budget_step *st, const nnp_sensitivity *sn) {
   (void)ctx;
   if (st->n_kept == 0)
-    printf("%5s  %-28s | %-9s %9s %9s %8s | %9s %9s %7s\n", "kept", "layer kept FP32 at this step", "top-1", "cos mean",
+    printf("%5s  %-36s | %-9s %9s %9s %8s | %9s %9s %7s\n", "kept", "layer kept FP32 at this step", "top-1", "cos mean",
            "cos min", "labelled", "P50 ms", "FP32 ms", "speed-up");
   char lab[16] = "-";
   if (st->r.labelled) snprintf(lab, sizeof lab, "%d/%d", st->r.correct, st->r.labelled);
-  printf("%5d  %-28.28s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->n_kept ? sn->layers[st->n_kept - 1].name : "(all INT8)",
+  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->n_kept ? sn->layers[st->n_kept - 1].name : "(all INT8)",
          st->r.agree, st->r.n, st->r.cos_mean, st->r.cos_min, lab);
   if (st->p50_ms > 0)
     printf(" %9.2f %9.2f %6.2fx\n", st->p50_ms, st->fp32_p50_ms, st->fp32_p50_ms / st->p50_ms);

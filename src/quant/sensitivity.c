@@ -29,8 +29,8 @@ double nnp_agreement_loss_pct(const nnp_eval_result *r) {
 /* Most sensitive first; node order breaks exact ties so the ranking is deterministic. */
 static int cmp_sens(const void *pa, const void *pb) {
   const nnp_layer_sens *a = pa, *b = pb;
-  if (a->alone.agree != b->alone.agree) return a->alone.agree < b->alone.agree ? -1 : 1;
   if (a->alone.cos_mean != b->alone.cos_mean) return a->alone.cos_mean < b->alone.cos_mean ? -1 : 1;
+  if (a->alone.agree != b->alone.agree) return a->alone.agree < b->alone.agree ? -1 : 1;
   if (a->except.cos_mean != b->except.cos_mean) return a->except.cos_mean > b->except.cos_mean ? -1 : 1;
   return (a->node > b->node) - (a->node < b->node);
 }

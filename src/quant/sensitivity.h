@@ -4,11 +4,14 @@
  * are evaluated on held-out data against FP32 (quant_eval.h):
  *   alone    only this layer INT8, every other one FP32: the accuracy this layer costs
  *   except   every layer INT8 but this one: the accuracy keeping it FP32 wins back
- * Layers are ranked most sensitive first by the accuracy they cost alone: fewest top-1
- * agreements with FP32, then lowest mean output cosine, then (ties) most cosine won back
- * by `except`. With a few dozen validation images top-1 agreement is coarse and most
- * layers alone lose none, so the cosine usually decides; quantization noise of the
- * layers adds up roughly independently, which is why the one-layer cost ranks well.
+ * Layers are ranked most sensitive first by the accuracy they cost alone: lowest mean
+ * output cosine with FP32, then fewest top-1 agreements, then (ties) most cosine won back
+ * by `except`. Cosine first, because with a few dozen validation images top-1 agreement
+ * is a count of a few borderline images: on EfficientNet-Lite0 four layers alone flip
+ * the same near-tied photo, while the layer that costs 3x more cosine than any other
+ * flips none. The quantization noise of the layers adds up roughly independently (1 -
+ * cosine of all-INT8 is close to the sum over layers alone), which is why the one-layer
+ * cost ranks well; the `except` column shows what keeping each layer wins back.
  *
  * Mixed precision: from all-INT8, the next most sensitive layer is kept in FP32, one at a
  * time, until the top-1 agreement loss against FP32 (percentage points) is within the
