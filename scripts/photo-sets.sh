@@ -26,7 +26,7 @@ while IFS= read -r f; do
   b=$(basename "$f")
   [[ "$b" =~ $skip ]] && continue
   # a hand-labelled photo (scripts/photo-labels.txt) always goes to validation
-  if grep -q "^$b " "$labels"; then ln -s "$f" "$out/val/$b"
+  if awk -v f="$b" '$1 == f { found = 1 } END { exit !found }' "$labels"; then ln -s "$f" "$out/val/$b"
   elif (( i % 2 == 0 )); then ln -s "$f" "$out/calib/$b"; else ln -s "$f" "$out/val/$b"; fi
   i=$((i + 1))
 done < <(find "$opencv" -maxdepth 1 -type f \( -name '*.jpg' -o -name '*.png' \) | LC_ALL=C sort)

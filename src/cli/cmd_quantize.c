@@ -45,7 +45,7 @@ static const char usage_text[] =
     "  --sensitivity         rank layers by accuracy cost: each layer alone INT8, and all INT8 but it\n"
     "  --val DIR             held-out data for --sensitivity / --accuracy-budget (default: --compare DIR)\n"
     "  --accuracy-budget P   keep the most sensitive layers FP32 until the top-1 agreement loss vs FP32\n"
-    "                        is <= P percentage points (e.g. 1%%); writes that model to -o\n"
+    "                        is <= P percentage points (e.g. 1%); writes that model to -o\n"
     "  --json FILE           the sensitivity ranking and budget steps as JSON\n"
     "  --threads N           threads of the native engine for evaluation and timing (default 1)\n"
     "  --reps N              timed runs per budget step, interleaved with FP32 (default 15; 0: no timing)\n"
