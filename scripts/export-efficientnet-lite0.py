@@ -23,6 +23,14 @@ no dropout / drop-connect). Preprocessing, as the package's example does: RGB sc
 ImageNet evaluation; the package's example resizes to 224 without a crop, which gives a
 non-square input for non-square photos).
 
+TensorFlow's "SAME" padding is an explicit ZeroPad2d in front of 17 convolutions; PyTorch
+exports each as a Pad fed by an 8-node chain computing its pads, which stays in the graph
+(Slice with step -1 is not constant-folded). Every such Pad is folded into its Conv's
+`pads` attribute (asymmetric pads are valid there), taking the amounts from the
+ZeroPad2d module itself, and the chains are removed: the same arithmetic, without a
+float copy of the tensor in front of each convolution (10% of the FP32 time natively),
+and an INT8 Conv that ONNX Runtime / OpenVINO see as DQ -> Conv.
+
 --ref DIR also writes DIR/input.npy (a seeded 1x3x224x224 input) and DIR/expected.npy
 (PyTorch's logits for it), so the native engine's output can be checked against PyTorch.
 """
@@ -48,6 +56,49 @@ def build():
     return model, path
 
 
+def fold_same_padding(onnx_model, model):
+    """Folds each ZeroPad2d's Pad into the Conv it feeds; returns how many."""
+    import onnx
+
+    g = onnx_model.graph
+    modules = dict(model.named_modules())
+    uses = {}
+    for n in g.node:
+        for i in n.input:
+            uses.setdefault(i, []).append(n)
+    outputs = {o.name for o in g.output}
+    folded = []
+    for pad in [n for n in g.node if n.op_type == "Pad"]:
+        scope = pad.name.rsplit("/", 1)[0].strip("/").replace("/", ".")
+        m = modules.get(scope)
+        cons = uses.get(pad.output[0], [])
+        if not isinstance(m, torch.nn.ZeroPad2d) or len(cons) != 1 or cons[0].op_type != "Conv" or pad.output[0] in outputs:
+            sys.exit(f"export-efficientnet-lite0: Pad {pad.name} is not a ZeroPad2d feeding one Conv")
+        left, right, top, bottom = m.padding
+        conv = cons[0]
+        attr = next((a for a in conv.attribute if a.name == "pads"), None)
+        if attr is None:
+            attr = onnx.helper.make_attribute("pads", [0, 0, 0, 0])
+            conv.attribute.append(attr)
+        p = list(attr.ints)
+        del attr.ints[:]
+        attr.ints.extend([p[0] + top, p[1] + left, p[2] + bottom, p[3] + right])
+        conv.input[0] = pad.input[0]
+        folded.append(pad)
+    for pad in folded:
+        g.node.remove(pad)
+    # drop what only fed the Pads (their pads chains), to a fixed point
+    while True:
+        used = {i for n in g.node for i in n.input} | outputs
+        dead = [n for n in g.node if not any(o in used for o in n.output)]
+        if not dead:
+            break
+        for n in dead:
+            g.node.remove(n)
+    onnx.checker.check_model(onnx_model)
+    return len(folded)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -60,11 +111,17 @@ def main():
         torch.onnx.export(model, x, a.out, opset_version=13, input_names=["input"], output_names=["logits"],
                           do_constant_folding=True)
         y = model(x).numpy()
+    import onnx
+
+    m = onnx.load(a.out)
+    n_folded = fold_same_padding(m, model)
+    onnx.save(m, a.out)
     if a.ref:
         os.makedirs(a.ref, exist_ok=True)
         np.save(os.path.join(a.ref, "input.npy"), x.numpy())
         np.save(os.path.join(a.ref, "expected.npy"), y)
-    print(f"wrote {a.out} from {os.path.basename(path)} (torch {torch.__version__}, weights_only load)")
+    print(f"wrote {a.out} from {os.path.basename(path)} (torch {torch.__version__}, weights_only load, "
+          f"{n_folded} Pads folded into their Conv)")
 
 
 if __name__ == "__main__":
