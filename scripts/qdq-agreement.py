@@ -2,11 +2,11 @@
 """Top-1 agreement and output cosine between an FP32 ONNX model and its QDQ form under
 ONNX Runtime (CPU, one thread), on a folder of photographs.
 
-    .venv/bin/python scripts/qdq-agreement.py FP32.onnx QDQ.onnx PHOTO_DIR
+    .venv/bin/python scripts/qdq-agreement.py FP32.onnx QDQ.onnx PHOTO_DIR [--mean R,G,B --std R,G,B]
 
 Preprocessing is nnperf's (src/quant/calib_data.c) re-implemented in numpy: RGB,
 bilinear resize with half-pixel centres so the shorter side is 256, centre crop to the
-model's input size, /255, ImageNet mean/std. It also prints the per-image speed of both
+model's input size, /255, ImageNet mean/std (or --mean/--std, as nnperf quantize takes them). It also prints the per-image speed of both
 models, so the INT8 speed-up ORT gets from the same QDQ file is on record."""
 import os
 import sys
@@ -64,8 +64,20 @@ def session(path):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: qdq-agreement.py FP32.onnx QDQ.onnx PHOTO_DIR")
+    global MEAN, STD
+    args = sys.argv[1:]
+    for opt in ("--mean", "--std"):
+        if opt in args:
+            k = args.index(opt)
+            v = np.array([float(t) for t in args[k + 1].split(",")], np.float32)
+            if opt == "--mean":
+                MEAN = v
+            else:
+                STD = v
+            del args[k:k + 2]
+    if len(args) != 3:
+        sys.exit("usage: qdq-agreement.py FP32.onnx QDQ.onnx PHOTO_DIR [--mean R,G,B --std R,G,B]")
+    sys.argv[1:] = args
     fp, q = session(sys.argv[1]), session(sys.argv[2])
     inp = fp.get_inputs()[0]
     h, w = inp.shape[2], inp.shape[3]

@@ -2,9 +2,14 @@
  *
  *   nnperf quantize MODEL --calib DIR [--calibrator entropy] -o out.onnx [--compare DIR]
  *
- * --compare runs the FP32 model and the QDQ model (both in the native engine, the QDQ
- * one through the reference INT8 ops) on held-out images and prints top-1 agreement and
- * mean output cosine: accuracy travels with the quantized model. */
+ * --compare runs the FP32 model and the QDQ model (both in the native engine) on held-out
+ * images and prints top-1 agreement and mean output cosine (and top-1 against hand
+ * labels with --labels): accuracy travels with the quantized model.
+ *
+ * --sensitivity ranks the layers by the accuracy INT8 costs them (quant/sensitivity.h);
+ * --accuracy-budget P then keeps the most sensitive ones in FP32 until the top-1
+ * agreement loss is within P percentage points, timing every step, and writes that
+ * mixed-precision model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +19,9 @@
 #include "nnperf/onnx.h"
 #include "quant/calibrate.h"
 #include "quant/qdq.h"
+#include "quant/quant_eval.h"
+#include "quant/sensitivity.h"
+#include "util/json_write.h"
 
 static const char usage_text[] =
     "usage: nnperf quantize MODEL (--calib DIR | --table FILE) -o OUT.onnx [options]\n\n"
@@ -33,7 +41,15 @@ static const char usage_text[] =
     "  --table-out FILE      save the calibration table\n"
     "  --keep-fp32 NODE      leave this Conv/Gemm/MatMul in FP32 (repeatable)\n"
     "  --compare DIR         FP32 vs QDQ (native engine) on the images in DIR: top-1 agreement, cosine\n"
-    "  -o, --output FILE     the QDQ model to write (required)\n";
+    "  --labels FILE         hand labels of validation files ('FILE CLASS [name]' lines): top-1 vs labels\n"
+    "  --sensitivity         rank layers by accuracy cost: each layer alone INT8, and all INT8 but it\n"
+    "  --val DIR             held-out data for --sensitivity / --accuracy-budget (default: --compare DIR)\n"
+    "  --accuracy-budget P   keep the most sensitive layers FP32 until the top-1 agreement loss vs FP32\n"
+    "                        is <= P percentage points (e.g. 1%); writes that model to -o\n"
+    "  --json FILE           the sensitivity ranking and budget steps as JSON\n"
+    "  --threads N           threads of the native engine for evaluation and timing (default 1)\n"
+    "  --reps N              timed runs per budget step, interleaved with FP32 (default 15; 0: no timing)\n"
+    "  -o, --output FILE     the QDQ model to write (required, except for --sensitivity alone)\n";
 
 static bool parse_floats3(const char *s, float *v) {
   char *end;
@@ -45,59 +61,116 @@ static bool parse_floats3(const char *s, float *v) {
   return true;
 }
 
-typedef struct compare_result {
-  int n, agree;
-  double cos_sum, cos_min;
-} compare_result;
+static void print_eval(const char *what, const nnp_eval_result *r) {
+  printf("%s: top-1 agreement %d/%d (%.1f%%), cosine mean %.5f min %.5f", what, r->agree, r->n,
+         r->n ? 100.0 * r->agree / r->n : 0.0, r->cos_mean, r->cos_min);
+  if (r->labelled) printf(", labelled top-1 %d/%d", r->correct, r->labelled);
+  printf("\n");
+}
 
-static nnp_status compare_models(const nnp_graph *fp, const nnp_graph *q, const nnp_calib_options *co,
-                                 const char *dir, compare_result *r) {
-  memset(r, 0, sizeof *r);
-  r->cos_min = 1;
-  nnp_calib_options o = *co;
-  o.size = 0;
-  nnp_calib_set set;
-  NNP_TRY(nnp_calib_open(dir, &o, &set));
-  nnp_plan_options po;
-  nnp_plan_options_default(&po);
-  nnp_plan *pf = NULL, *pq = NULL;
-  nnp_status s = nnp_plan_compile(fp, &po, &pf);
-  if (s == NNP_OK) s = nnp_plan_compile(q, &po, &pq);
-  for (int i = 0; s == NNP_OK && i < set.n; i++) {
-    nnp_tensor x;
-    s = nnp_calib_load(&set, i, &x);
-    if (s != NNP_OK) break;
-    s = nnp_plan_set_input(pf, 0, &x);
-    if (s == NNP_OK) s = nnp_plan_set_input(pq, 0, &x);
-    nnp_tensor_free(&x);
-    if (s == NNP_OK) s = nnp_plan_run(pf);
-    if (s == NNP_OK) s = nnp_plan_run(pq);
-    if (s != NNP_OK) break;
-    const nnp_tensor *a = nnp_plan_output(pf, 0), *b = nnp_plan_output(pq, 0);
-    if (a->dtype != NNP_F32 || b->dtype != NNP_F32 || !nnp_tensor_same_shape(a, b)) {
-      s = nnp_error(NNP_ERR_INVALID, "FP32 and QDQ outputs differ in type or shape");
-      break;
-    }
-    const float *av = a->data, *bv = b->data;
-    int64_t n = nnp_tensor_numel(a), ia = 0, ib = 0;
-    double dot = 0, na = 0, nb = 0;
-    for (int64_t k = 0; k < n; k++) {
-      if (av[k] > av[ia]) ia = k;
-      if (bv[k] > bv[ib]) ib = k;
-      dot += (double)av[k] * bv[k];
-      na += (double)av[k] * av[k];
-      nb += (double)bv[k] * bv[k];
-    }
-    double cs = na > 0 && nb > 0 ? dot / sqrt(na * nb) : 0;
-    r->n++;
-    r->agree += ia == ib;
-    r->cos_sum += cs;
-    if (cs < r->cos_min) r->cos_min = cs;
+static void json_eval(FILE *f, const char *key, const nnp_eval_result *r) {
+  fprintf(f, "\"%s\": {\"images\": %d, \"top1_agree\": %d, \"top1_agreement\": ", key, r->n, r->agree);
+  nnp_json_number(f, r->n ? (double)r->agree / r->n : 0);
+  fprintf(f, ", \"cos_mean\": ");
+  nnp_json_number(f, r->cos_mean);
+  fprintf(f, ", \"cos_min\": ");
+  nnp_json_number(f, r->cos_min);
+  fprintf(f, ", \"labelled\": %d, \"labelled_correct\": %d}", r->labelled, r->correct);
+}
+
+static void progress(void *ctx, int done, int total) {
+  (void)ctx;
+  if (done % 10 == 0 || done == total) {
+    fprintf(stderr, "sensitivity: %d/%d variants evaluated\r%s", done, total, done == total ? "\n" : "");
+    fflush(stderr);
   }
-  nnp_plan_destroy(pf);
-  nnp_plan_destroy(pq);
-  nnp_calib_close(&set);
-  return s;
+}
+
+static void print_sensitivity(const nnp_sensitivity *sn, const nnp_eval_set *e) {
+  printf("sensitivity of %d layers on %d held-out inputs (%.1f s; all INT8: agreement %d/%d, cosine %.5f)\n",
+         sn->n, e->n, sn->seconds, sn->all_int8.agree, sn->all_int8.n, sn->all_int8.cos_mean);
+  printf("%4s  %-36s %-4s | %-26s | %-26s\n", "rank", "layer", "op", "only this layer INT8", "all INT8 but this layer");
+  printf("%4s  %-36s %-4s | %7s %9s %9s | %7s %9s %9s\n", "", "", "", "top-1", "cos mean", "cos min", "top-1", "cos mean",
+         "cos min");
+  for (int i = 0; i < sn->n; i++) {
+    const nnp_layer_sens *L = &sn->layers[i];
+    printf("%4d  %-36.36s %-4.4s | %3d/%-3d %9.6f %9.6f | %3d/%-3d %9.6f %9.6f\n", i + 1, L->name, L->op, L->alone.agree,
+           L->alone.n, L->alone.cos_mean, L->alone.cos_min, L->except.agree, L->except.n, L->except.cos_mean,
+           L->except.cos_min);
+  }
+}
+
+static void on_step(void *ctx, const nnp_budget_step *st, const nnp_sensitivity *sn) {
+  (void)ctx;
+  if (st->n_kept == 0)
+    printf("%5s  %-36s | %-9s %9s %9s %8s | %9s %9s %7s\n", "kept", "layer kept FP32 at this step", "top-1", "cos mean",
+           "cos min", "labelled", "P50 ms", "FP32 ms", "speed-up");
+  char lab[16] = "-";
+  if (st->r.labelled) snprintf(lab, sizeof lab, "%d/%d", st->r.correct, st->r.labelled);
+  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->n_kept ? sn->layers[st->n_kept - 1].name : "(all INT8)",
+         st->r.agree, st->r.n, st->r.cos_mean, st->r.cos_min, lab);
+  if (st->p50_ms > 0)
+    printf(" %9.2f %9.2f %6.2fx\n", st->p50_ms, st->fp32_p50_ms, st->fp32_p50_ms / st->p50_ms);
+  else
+    printf(" %9s %9s %7s\n", "-", "-", "-");
+  fflush(stdout);
+}
+
+static nnp_status write_json(const char *path, const char *model, const char *calibrator, const nnp_eval_set *e,
+                             const nnp_sensitivity *sn, const nnp_budget_result *b) {
+  FILE *f = fopen(path, "w");
+  if (!f) return nnp_error(NNP_ERR_IO, "cannot write %s", path);
+  fprintf(f, "{\"model\": ");
+  nnp_json_string(f, model);
+  fprintf(f, ", \"calibrator\": ");
+  nnp_json_string(f, calibrator);
+  fprintf(f, ", \"images\": %d, \"labelled\": %d, \"fp32_labelled_correct\": %d,\n", e->n, e->n_labelled,
+          e->ref_correct);
+  fprintf(f, " \"seconds\": ");
+  nnp_json_number(f, sn->seconds);
+  fprintf(f, ", ");
+  json_eval(f, "all_int8", &sn->all_int8);
+  fprintf(f, ",\n \"layers\": [");
+  for (int i = 0; i < sn->n; i++) {
+    const nnp_layer_sens *L = &sn->layers[i];
+    fprintf(f, "%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", i + 1);
+    nnp_json_string(f, L->name);
+    fprintf(f, ", \"op\": ");
+    nnp_json_string(f, L->op);
+    fprintf(f, ", ");
+    json_eval(f, "alone", &L->alone);
+    fprintf(f, ", ");
+    json_eval(f, "except", &L->except);
+    fprintf(f, "}");
+  }
+  fprintf(f, "]");
+  if (b) {
+    fprintf(f, ",\n \"budget\": {\"budget_pct\": ");
+    nnp_json_number(f, b->budget_pct);
+    fprintf(f, ", \"met\": %s, \"steps\": [", b->met ? "true" : "false");
+    for (int k = 0; k < b->n_steps; k++) {
+      const nnp_budget_step *st = &b->steps[k];
+      fprintf(f, "%s\n  {\"kept_fp32\": [", k ? "," : "");
+      for (int j = 0; j < st->n_kept; j++) {
+        if (j) fprintf(f, ", ");
+        nnp_json_string(f, sn->layers[j].name);
+      }
+      fprintf(f, "], \"agreement_loss_pct\": ");
+      nnp_json_number(f, nnp_agreement_loss_pct(&st->r));
+      fprintf(f, ", ");
+      json_eval(f, "eval", &st->r);
+      fprintf(f, ", \"p50_ms\": ");
+      nnp_json_number(f, st->p50_ms > 0 ? st->p50_ms : NAN);
+      fprintf(f, ", \"fp32_p50_ms\": ");
+      nnp_json_number(f, st->fp32_p50_ms > 0 ? st->fp32_p50_ms : NAN);
+      fprintf(f, "}");
+    }
+    fprintf(f, "]}");
+  }
+  fprintf(f, "}\n");
+  bool bad = ferror(f) != 0;
+  if (fclose(f) != 0 || bad) return nnp_error(NNP_ERR_IO, "cannot write %s", path);
+  return NNP_OK;
 }
 
 #define MAX_KEEP 256
@@ -106,6 +179,10 @@ int nnp_cmd_quantize(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
   const char *calib = NULL, *table_in = NULL, *table_out = NULL, *out = NULL, *compare = NULL;
+  const char *val = NULL, *labels_path = NULL, *json = NULL;
+  bool sensitivity = false;
+  double budget = -1;
+  int reps = 15;
   const char *keep[MAX_KEEP];
   int n_keep = 0;
   nnp_calibrator method = NNP_CALIBRATOR_ENTROPY;
@@ -122,6 +199,10 @@ int nnp_cmd_quantize(int argc, char **argv) {
     int r = cli_model_option(&mo, "quantize", argc, argv, &i);
     if (r < 0) return CLI_USAGE;
     if (r > 0) continue;
+    if (!strcmp(a, "--sensitivity")) {
+      sensitivity = true;
+      continue;
+    }
     if (a[0] != '-') {
       if (mo.model) return cli_usage_error("quantize", "more than one MODEL ('%s' and '%s')", mo.model, a);
       mo.model = a;
@@ -131,6 +212,25 @@ int nnp_cmd_quantize(int argc, char **argv) {
     else if (!strcmp(a, "--table")) table_in = argv[++i];
     else if (!strcmp(a, "--table-out")) table_out = argv[++i];
     else if (!strcmp(a, "--compare")) compare = argv[++i];
+    else if (!strcmp(a, "--val")) val = argv[++i];
+    else if (!strcmp(a, "--labels")) labels_path = argv[++i];
+    else if (!strcmp(a, "--json")) json = argv[++i];
+    else if (!strcmp(a, "--accuracy-budget")) {
+      char *end;
+      budget = strtod(argv[++i], &end);
+      if (end != argv[i] && *end == '%') end++;
+      if (end == argv[i] || *end || !(budget >= 0 && budget <= 100))
+        return cli_usage_error("quantize", "--accuracy-budget wants percentage points in [0, 100] (e.g. 1%%), not '%s'",
+                               argv[i]);
+    } else if (!strcmp(a, "--threads") || !strcmp(a, "--reps")) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      bool th = !strcmp(a, "--threads");
+      if (*end || end == argv[i] || v < (th ? 1 : 0) || v > (th ? 256 : 100000))
+        return cli_usage_error("quantize", "%s wants a%s integer, not '%s'", a, th ? " positive" : " non-negative", argv[i]);
+      if (th) mo.plan.threads = (int)v;
+      else reps = (int)v;
+    }
     else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = argv[++i];
     else if (!strcmp(a, "--calibrator")) {
       if (nnp_calibrator_parse(argv[++i], &method) != NNP_OK)
@@ -162,7 +262,15 @@ int nnp_cmd_quantize(int argc, char **argv) {
     }
   }
   if (!mo.model) return cli_usage_error("quantize", "MODEL is required");
-  if (!out) return cli_usage_error("quantize", "-o OUT.onnx is required");
+  bool search = budget >= 0;
+  if (!val) val = compare;
+  if ((sensitivity || search) && !val)
+    return cli_usage_error("quantize", "--sensitivity and --accuracy-budget need held-out data: --val DIR");
+  if ((sensitivity || search) && n_keep)
+    return cli_usage_error("quantize", "--keep-fp32 does not combine with --sensitivity / --accuracy-budget");
+  if (labels_path && !val) return cli_usage_error("quantize", "--labels needs --compare or --val");
+  if (json && !(sensitivity || search)) return cli_usage_error("quantize", "--json needs --sensitivity or --accuracy-budget");
+  if (!out && !(sensitivity && !search)) return cli_usage_error("quantize", "-o OUT.onnx is required");
   if (!calib && !table_in) return cli_usage_error("quantize", "--calib DIR or --table FILE is required");
   if (calib && table_in) return cli_usage_error("quantize", "--calib and --table exclude each other");
 
@@ -203,20 +311,72 @@ int nnp_cmd_quantize(int argc, char **argv) {
   }
   if (rc == CLI_OK && table_out && nnp_calib_table_save(&table, table_out) != NNP_OK)
     rc = cli_fail("cannot save the calibration table");
-  nnp_qdq_report rep;
-  if (rc == CLI_OK && cli_load_graph(&mo, &gq) != NNP_OK) rc = cli_fail("cannot load model");
-  if (rc == CLI_OK && nnp_qdq_rewrite(gq, &table, keep, n_keep, &rep) != NNP_OK) rc = cli_fail("QDQ rewrite failed");
-  if (rc == CLI_OK && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
-  if (rc == CLI_OK)
+  /* Held-out data, its hand labels and the FP32 outputs on it: loaded once. */
+  nnp_labels labels = {0};
+  nnp_eval_set es = {0};
+  if (rc == CLI_OK && labels_path && nnp_labels_load(labels_path, &labels) != NNP_OK) rc = cli_fail("cannot read the labels");
+  if (rc == CLI_OK && val) {
+    nnp_calib_options vo = co;
+    vo.size = 0;
+    nnp_calib_set vs;
+    if (nnp_calib_open(val, &vo, &vs) != NNP_OK) {
+      rc = cli_fail("cannot read validation data");
+    } else {
+      if (nnp_eval_set_load(g, &mo.plan, &vs, labels_path ? &labels : NULL, &es) != NNP_OK)
+        rc = cli_fail("cannot run the FP32 model on the validation data");
+      nnp_calib_close(&vs);
+    }
+    if (rc == CLI_OK && labels_path && es.n_labelled == 0) {
+      nnp_error(NNP_ERR_INVALID, "no file of %s is named in %s", val, labels_path);
+      rc = cli_fail("cannot use the labels");
+    }
+    if (rc == CLI_OK && es.n_labelled)
+      printf("FP32 top-1 on %d labelled images: %d/%d\n", es.n_labelled, es.ref_correct, es.n_labelled);
+  }
+  nnp_sensitivity sn = {0};
+  nnp_budget_result br = {0};
+  if (rc == CLI_OK && (sensitivity || search)) {
+    if (nnp_sensitivity_run(g, &table, &mo.plan, &es, progress, NULL, &sn) != NNP_OK) rc = cli_fail("sensitivity analysis failed");
+    else print_sensitivity(&sn, &es);
+  }
+  nnp_qdq_report rep = {0};
+  if (rc == CLI_OK && search) {
+    printf("accuracy budget %.2f%% top-1 agreement loss: keeping the most sensitive layers in FP32, one at a time\n", budget);
+    if (nnp_budget_search(g, &table, &mo.plan, &es, &sn, budget, reps, on_step, NULL, &br, &gq) != NNP_OK)
+      rc = cli_fail("mixed-precision search failed");
+    else if (!br.met)
+      printf("budget not met\n");
+    else
+      printf("budget met with %d of %d layers kept in FP32\n", br.steps[br.n_steps - 1].n_kept, sn.n);
+  } else if (rc == CLI_OK && out) {
+    if (cli_load_graph(&mo, &gq) != NNP_OK) rc = cli_fail("cannot load model");
+    if (rc == CLI_OK && nnp_qdq_rewrite(gq, &table, keep, n_keep, &rep) != NNP_OK) rc = cli_fail("QDQ rewrite failed");
+  }
+  if (rc == CLI_OK && out && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
+  if (rc == CLI_OK && out && search)
+    printf("wrote %s: %d Conv/Gemm/MatMul kept in FP32, the rest quantized (QDQ)\n", out, br.steps[br.n_steps - 1].n_kept);
+  else if (rc == CLI_OK && out)
     printf("wrote %s: %d Conv/Gemm/MatMul quantized (QDQ), %d kept in FP32, %d BatchNormalization folded\n", out,
            rep.quantized, rep.skipped, rep.folded_bn);
-  if (rc == CLI_OK && compare) {
-    compare_result r;
-    if (compare_models(g, gq, &co, compare, &r) != NNP_OK) rc = cli_fail("comparison failed");
-    else
-      printf("native FP32 vs QDQ on %d images from %s: top-1 agreement %d/%d (%.1f%%), cosine mean %.5f min %.5f\n",
-             r.n, compare, r.agree, r.n, r.n ? 100.0 * r.agree / r.n : 0.0, r.n ? r.cos_sum / r.n : 0.0, r.cos_min);
+  if (rc == CLI_OK && json && write_json(json, mo.model, table_in ? "table" : nnp_calibrator_name(method), &es, &sn,
+                                         search ? &br : NULL) != NNP_OK)
+    rc = cli_fail("cannot write the JSON");
+  if (rc == CLI_OK && compare && !search && gq) {
+    nnp_plan *pq = NULL;
+    nnp_eval_result r;
+    if (nnp_plan_compile(gq, &mo.plan, &pq) != NNP_OK || nnp_eval_plan(pq, &es, &r) != NNP_OK)
+      rc = cli_fail("comparison failed");
+    else {
+      char what[512];
+      snprintf(what, sizeof what, "native FP32 vs QDQ on %d images from %s", r.n, compare);
+      print_eval(what, &r);
+    }
+    nnp_plan_destroy(pq);
   }
+  nnp_budget_result_free(&br);
+  nnp_sensitivity_free(&sn);
+  nnp_eval_set_free(&es);
+  nnp_labels_free(&labels);
   nnp_calib_table_free(&table);
   nnp_graph_destroy(gq);
   nnp_graph_destroy(g);

@@ -184,6 +184,54 @@ static bool is_f32_init(const nnp_graph *g, int v) {
          g->values[v].init->dtype == NNP_F32;
 }
 
+/* The weight's channel axis when node n is one the rewrite quantizes (a Conv, Gemm or
+ * MatMul with a calibrated activation input and a float32 initializer weight in the
+ * common layout), -1 otherwise; *e receives the activation's range. */
+static int quantizable(const nnp_graph *g, const nnp_node *n, const nnp_calib_table *t, const nnp_calib_entry **e) {
+  *e = NULL;
+  if (n->domain && n->domain[0]) return -1;
+  bool conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm"), mm = !strcmp(n->op_type, "MatMul");
+  if (!(conv || gemm || mm) || n->n_inputs < 2 || n->inputs[0] < 0) return -1;
+  *e = nnp_calib_table_find(t, g->values[n->inputs[0]].name);
+  int wv = n->inputs[1];
+  const nnp_tensor *w = is_f32_init(g, wv) ? g->values[wv].init : NULL;
+  int axis = -1;
+  if (w && conv) axis = 0;
+  if (w && gemm && w->rank == 2) axis = nnp_attr_int(n, "transB", 0) ? 0 : 1;
+  if (w && mm && w->rank == 2) axis = 1;
+  if (gemm && nnp_attr_int(n, "transA", 0)) axis = -1; /* keep the rewrite to the common layout */
+  return *e ? axis : -1;
+}
+
+nnp_status nnp_qdq_layers(nnp_graph *g, const nnp_calib_table *t, int **nodes, int *n) {
+  *nodes = NULL;
+  *n = 0;
+  int *idx = nnp_malloc(((size_t)g->n_nodes + 1) * sizeof *idx);
+  if (!idx) return nnp_error(NNP_ERR_NOMEM, "out of memory listing quantizable layers");
+  int count = 0;
+  nnp_status s = NNP_OK;
+  for (int i = 0; s == NNP_OK && i < g->n_nodes; i++) {
+    const nnp_calib_entry *e;
+    if (quantizable(g, &g->nodes[i], t, &e) < 0) continue;
+    idx[count++] = i;
+    nnp_node *nd = &g->nodes[i];
+    if (nd->name && nd->name[0]) continue;
+    /* keep_fp32 names layers: an unnamed one gets "<op>_node<index>" */
+    char name[64];
+    snprintf(name, sizeof name, "%s_node%d", nd->op_type, i);
+    nnp_free(nd->name);
+    nd->name = nnp_strdup(name);
+    if (!nd->name) s = nnp_error(NNP_ERR_NOMEM, "out of memory naming layers");
+  }
+  if (s != NNP_OK) {
+    nnp_free(idx);
+    return s;
+  }
+  *nodes = idx;
+  *n = count;
+  return NNP_OK;
+}
+
 /* Float weights replaced by their int8 form are no longer read: free them, and make the
  * value undeclared so the exporter writes neither an initializer nor a value_info. */
 static void drop_unused_initializers(nnp_graph *g) {
@@ -304,22 +352,17 @@ nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *c
   nnp_status s = memo && qnode ? NNP_OK : nnp_error(NNP_ERR_NOMEM, "out of memory for the QDQ rewrite");
   for (int i = 0; s == NNP_OK && i < n_orig; i++) {
     nnp_node *n = &g->nodes[i];
-    bool conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm"), mm = !strcmp(n->op_type, "MatMul");
-    if ((n->domain && n->domain[0]) || !(conv || gemm || mm)) continue;
+    bool conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm");
+    if ((n->domain && n->domain[0]) || !(conv || gemm || !strcmp(n->op_type, "MatMul"))) continue;
     bool keep = false;
     for (int k = 0; k < n_keep && !keep; k++) keep = n->name && !strcmp(n->name, keep_fp32[k]);
-    const nnp_calib_entry *e = n->n_inputs >= 2 && n->inputs[0] >= 0 ? nnp_calib_table_find(t, g->values[n->inputs[0]].name) : NULL;
-    int wv = n->n_inputs >= 2 ? n->inputs[1] : -1;
-    const nnp_tensor *w = is_f32_init(g, wv) ? g->values[wv].init : NULL;
-    int axis = -1;
-    if (w && conv) axis = 0;
-    if (w && gemm && w->rank == 2) axis = nnp_attr_int(n, "transB", 0) ? 0 : 1;
-    if (w && mm && w->rank == 2) axis = 1;
-    if (gemm && nnp_attr_int(n, "transA", 0)) axis = -1; /* keep the rewrite to the common layout */
-    if (keep || !e || axis < 0) {
+    const nnp_calib_entry *e;
+    int axis = quantizable(g, n, t, &e);
+    if (keep || axis < 0) {
       rep->skipped++;
       continue;
     }
+    int wv = n->inputs[1];
     int nodename_i = i;
     act_qdq *a;
     s = activation_dq(g, e, g->nodes[nodename_i].inputs[0], memo, &n_memo, &a);

@@ -35,6 +35,12 @@ nnp_status nnp_qdq_fold_batchnorm(nnp_graph *g, int *folded);
 nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *const *keep_fp32, int n_keep,
                            nnp_qdq_report *rep);
 
+/* The nodes (indices into g->nodes, in graph order; *nodes allocated, free with
+ * nnp_free) that nnp_qdq_rewrite would quantize with table t: the layers a sensitivity
+ * analysis or a mixed-precision search chooses among. Gives every such node without a
+ * name one ("<op>_node<index>"), since keep_fp32 names layers. */
+nnp_status nnp_qdq_layers(nnp_graph *g, const nnp_calib_table *t, int **nodes, int *n);
+
 /* uint8 activation parameters for the range [lo, hi] (widened to include 0). */
 void nnp_qdq_act_params(float lo, float hi, float *scale, uint8_t *zero_point);
 

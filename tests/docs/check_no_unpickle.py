@@ -22,7 +22,7 @@ import sys
 
 BANNED_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal"}
 NUMPY_NAMES = {"np", "numpy"}
-SKIP_DIRS = {".git", ".venv", "__pycache__", "node_modules"}
+SKIP_DIRS = {".git", ".venv", ".venv-torch", "__pycache__", "node_modules"}
 
 
 def dotted(node):
