@@ -46,6 +46,13 @@ void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const fl
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic);
 
+/* One thread's block of C: row panels [ip0, ip1) x column panels [jp0, jp1), the column
+ * panels' packed B contiguous from Bp (panel jp at Bp + (jp - jp0) * NR * K: a caller that
+ * packs B block by block, e.g. a fused im2col, needs only the block's panels in cache).
+ * K is blocked as in nnp_sgemm_packed_ex; the results are the same as its. */
+void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
+                            const nnp_epilogue *ep, int64_t ip0, int64_t ip1, int64_t jp0, int64_t jp1, bool generic);
+
 /* B read in place, unpacked: B(k, n) = B[k*ldb + n] for the N / NR full column panels
  * (a 1x1 convolution's input is already K x N row-major: packing it was a whole extra
  * pass over the tensor); the ragged last panel, when N % NR != 0, comes packed from
