@@ -6,6 +6,10 @@
 
 enum { MR = NNP_SGEMM_MR, NR = NNP_SGEMM_NR };
 
+nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void) {
+  return nnp_cpu_has_avx512f() ? nnp_sgemm_tile_avx512 : nnp_sgemm_tile_avx2;
+}
+
 size_t nnp_sgemm_packed_a_floats(int64_t M, int64_t K) { return (size_t)((M + MR - 1) / MR * MR * K); }
 size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N) { return (size_t)((N + NR - 1) / NR * NR * K); }
 
@@ -127,7 +131,7 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
-                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
   plan_kblocks(&j);
   tile_order(&j);
@@ -138,7 +142,7 @@ void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, co
                             const nnp_epilogue *ep, int64_t ip0, int64_t ip1, int64_t jp0, int64_t jp1, bool generic) {
   if (M <= 0 || N <= 0 || ip0 >= ip1 || jp0 >= jp1) return;
   sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
-  nnp_sgemm_tile_fn tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2;
+  nnp_sgemm_tile_fn tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast();
   plan_kblocks(&j);
   int64_t nkb = j.kblock ? (K + j.kc - 1) / j.kc : 1, kc = j.kblock ? j.kc : K;
   /* per K block: a B panel block (kc x 16) stays in L1 across the row panels, the rows'
@@ -165,7 +169,7 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
   if (M <= 0 || N <= 0) return;
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
                  .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
-                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   plan_kblocks(&j);
   tile_order(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
