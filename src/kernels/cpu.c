@@ -31,7 +31,8 @@ static void detect(nnp_cpu_features *f) {
   __cpuid_count(7, 0, a, b, c, d);
   f->avx2 = (b >> 5) & 1;
   f->fma = fma;
-  f->avx512f = zmm && ((b >> 16) & 1) && !f->forced_avx2;
+  /* the AVX-512 kernels use F and VL (masked 256-bit loads) */
+  f->avx512f = zmm && ((b >> 16) & 1) && ((b >> 31) & 1) && !f->forced_avx2;
 #endif
 }
 

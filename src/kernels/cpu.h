@@ -20,7 +20,7 @@ typedef struct nnp_cpu_features {
 const nnp_cpu_features *nnp_cpu_get(void);
 /* AVX2 + FMA kernels usable. */
 bool nnp_cpu_has_avx2_fma(void);
-/* AVX-512F kernels usable (and AVX2 + FMA, which they fall back on). */
+/* AVX-512F + VL kernels usable (and AVX2 + FMA, which they fall back on). */
 bool nnp_cpu_has_avx512f(void);
 /* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
 const char *nnp_cpu_kernel_isa(void);

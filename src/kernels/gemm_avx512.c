@@ -12,7 +12,7 @@
 
 #include "kernels/gemm.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512VL__)
 static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
   switch (ep->act) {
     case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
@@ -27,8 +27,37 @@ static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
   }
 }
 
+/* A panel with one column (7x7 planes: N = 49 = 3 x 16 + 1): the full tile spends 6 FMAs
+ * per k on it, a quarter of the layer. Here the 6 rows are the vector, loaded from A's
+ * k-major panel (masked: the last k's 8 lanes would read past the panel), times B(k)
+ * broadcast; 4 chains over k hide the FMA latency. About 1/6 of the full tile's FMAs. */
+static void tile_6x1(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                     bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  const __mmask8 m6 = 0x3f;
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    s0 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 0) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 0) * ldb]), s0);
+    s1 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 1) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 1) * ldb]), s1);
+    s2 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 2) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 2) * ldb]), s2);
+    s3 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 3) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 3) * ldb]), s3);
+  }
+  for (; k < K; k++)
+    s0 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + k * NNP_SGEMM_MR), _mm256_set1_ps(b[k * ldb]), s0);
+  float t[8];
+  _mm256_storeu_ps(t, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (int r = 0; r < mr; r++) {
+    float v = accum ? c[r * ldc] + t[r] : t[r];
+    c[r * ldc] = nnp_epilogue_apply(ep, i0 + r, j0, v);
+  }
+}
+
 void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  if (nr == 1) {
+    tile_6x1(K, a, b, ldb, c, ldc, mr, accum, ep, i0, j0);
+    return;
+  }
   const __mmask16 m = (__mmask16)((1u << nr) - 1u);
   __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
   if (accum) { /* a later K block: continue from the partial sums in C */
