@@ -208,7 +208,10 @@ static void fused_range(void *p, int64_t b, int64_t e) {
         const nnp_epilogue *lp = group_epilogue(k, j->ep, n, g, &loc);
         for (int64_t q = jq0; q < jq1; q += j->G) {
           int64_t q1 = q + j->G < jq1 ? q + j->G : jq1;
-          im2col_panels(k, xg, slot, q, q1);
+          if (k->algo == NNP_CONV_GEMM_1X1) /* X's planes are B's rows: plain copies, no row segments */
+            nnp_sgemm_pack_b_panels(k->ckk, k->P - q * NNP_SGEMM_NR, xg + q * NNP_SGEMM_NR, d->h * d->w, 1, slot, 0,
+                                    q1 - q);
+          else im2col_panels(k, xg, slot, q, q1);
           nnp_sgemm_packed_block(k->mg, k->P, k->ckk, k->wpack + (size_t)g * k->a_floats, slot, yg, k->P, lp, ip0,
                                  ip1, q, q1, k->generic);
         }
