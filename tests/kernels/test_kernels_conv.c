@@ -75,7 +75,7 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
                 trial, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
                 (long long)d->oh, (long long)d->ow, (long long)d->kh, (long long)d->kw, (long long)d->sh, (long long)d->sw,
                 (long long)d->ph, (long long)d->pw, (long long)d->dh, (long long)d->group, ep.act, ep.residual != NULL,
-                res_in_y, inplace, generic ? "generic" : "avx2", t + 1, (int)nnp_conv2d_algo(k), err);
+                res_in_y, inplace, generic ? "generic" : "fast", t + 1, (int)nnp_conv2d_algo(k), err);
     }
     nnp_aligned_free(scratch);
     nnp_conv2d_destroy(k);
