@@ -74,8 +74,9 @@ typedef struct sgemm_job {
   nnp_sgemm_tile_fn tile;
 } sgemm_job;
 
-/* Tiles t in [b, e): column panel t / mp, row panel t % mp, so consecutive tiles share
- * a B panel (K x 16 floats), which stays in cache while A's panels stream past. */
+/* Tiles t in [b, e): column panel t / mp, row panel t % mp (column-major order), so
+ * consecutive tiles share a B panel (K x 16 floats), which stays in cache while A's
+ * panels stream past; or row-major (by_rows, see tile_order), sharing an A panel. */
 /* K is cut into blocks of at most KC: the thread sweeps all its tiles per block, so a
  * block's B panel (KC x 16, 16 KiB) stays in L1 across the row panels and A's block
  * (M x KC) in L2 across column panels; without it a large-K layer (resnet18's 512-channel
