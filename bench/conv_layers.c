@@ -2,11 +2,16 @@
  * shapes taken from mobilenet_v2, efficientnet_lite0 and resnet18, with the fused
  * bias + ReLU6 epilogue the models use. Short runs, best of many: on a shared machine
  * the minimum is the least disturbed run, so two builds run back to back compare.
- * Prints ms and GFLOP/s per layer; asserts nothing. Usage: bench_conv_layers [threads] [batch] */
+ * Prints ms, GFLOP/s and the share of the measured AVX2 FMA peak (bench/fma_peak.h) per
+ * layer, and resnet18's conv time: every conv layer of the model (stem, 3x3, strided,
+ * 1x1 downsample) times its count. Asserts nothing.
+ * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "fma_peak.h"
 #include "kernels/conv.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
@@ -20,24 +25,33 @@ static double now_s(void) {
 typedef struct layer {
   const char *what;
   int64_t c, h, m, k, s, group;
+  int rn18; /* times the layer occurs in resnet18 (0: not a resnet18 layer) */
 } layer;
 
 static const layer layers[] = {
-    {"mbv2 dw3x3 s1 32ch 112", 32, 112, 32, 3, 1, 32},
-    {"mbv2 dw3x3 s2 96ch 112", 96, 112, 96, 3, 2, 96},
-    {"mbv2 dw3x3 s1 144ch 56", 144, 56, 144, 3, 1, 144},
-    {"mbv2 dw3x3 s1 384ch 14", 384, 14, 384, 3, 1, 384},
-    {"mbv2 dw3x3 s1 960ch 7", 960, 7, 960, 3, 1, 960},
-    {"effl0 dw5x5 s1 480ch 14", 480, 14, 480, 5, 1, 480},
-    {"mbv2 1x1 16->96 112", 16, 112, 96, 1, 1, 1},
-    {"mbv2 1x1 144->24 56", 144, 56, 24, 1, 1, 1},
-    {"mbv2 1x1 384->64 14", 384, 14, 64, 1, 1, 1},
-    {"mbv2 1x1 160->960 7", 160, 7, 960, 1, 1, 1},
-    {"mbv2 1x1 320->1280 7", 320, 7, 1280, 1, 1, 1},
-    {"mbv2 conv3x3 s2 3->32 224", 3, 224, 32, 3, 2, 1},
-    {"rn18 conv3x3 64ch 56", 64, 56, 64, 3, 1, 1},
-    {"rn18 conv3x3 256ch 14", 256, 14, 256, 3, 1, 1},
-    {"rn18 conv3x3 512ch 7", 512, 7, 512, 3, 1, 1},
+    {"mbv2 dw3x3 s1 32ch 112", 32, 112, 32, 3, 1, 32, 0},
+    {"mbv2 dw3x3 s2 96ch 112", 96, 112, 96, 3, 2, 96, 0},
+    {"mbv2 dw3x3 s1 144ch 56", 144, 56, 144, 3, 1, 144, 0},
+    {"mbv2 dw3x3 s1 384ch 14", 384, 14, 384, 3, 1, 384, 0},
+    {"mbv2 dw3x3 s1 960ch 7", 960, 7, 960, 3, 1, 960, 0},
+    {"effl0 dw5x5 s1 480ch 14", 480, 14, 480, 5, 1, 480, 0},
+    {"mbv2 1x1 16->96 112", 16, 112, 96, 1, 1, 1, 0},
+    {"mbv2 1x1 144->24 56", 144, 56, 24, 1, 1, 1, 0},
+    {"mbv2 1x1 384->64 14", 384, 14, 64, 1, 1, 1, 0},
+    {"mbv2 1x1 160->960 7", 160, 7, 960, 1, 1, 1, 0},
+    {"mbv2 1x1 320->1280 7", 320, 7, 1280, 1, 1, 1, 0},
+    {"mbv2 conv3x3 s2 3->32 224", 3, 224, 32, 3, 2, 1, 0},
+    {"rn18 stem 7x7 s2 3->64 224", 3, 224, 64, 7, 2, 1, 1},
+    {"rn18 conv3x3 64ch 56", 64, 56, 64, 3, 1, 1, 4},
+    {"rn18 3x3 s2 64->128 56", 64, 56, 128, 3, 2, 1, 1},
+    {"rn18 1x1 s2 64->128 56", 64, 56, 128, 1, 2, 1, 1},
+    {"rn18 conv3x3 128ch 28", 128, 28, 128, 3, 1, 1, 3},
+    {"rn18 3x3 s2 128->256 28", 128, 28, 256, 3, 2, 1, 1},
+    {"rn18 1x1 s2 128->256 28", 128, 28, 256, 1, 2, 1, 1},
+    {"rn18 conv3x3 256ch 14", 256, 14, 256, 3, 1, 1, 3},
+    {"rn18 3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 1},
+    {"rn18 1x1 s2 256->512 14", 256, 14, 512, 1, 2, 1, 1},
+    {"rn18 conv3x3 512ch 7", 512, 7, 512, 3, 1, 1, 3},
 };
 
 int main(int argc, char **argv) {
@@ -49,11 +63,15 @@ int main(int argc, char **argv) {
   }
   nnp_threadpool *tp = NULL;
   if (threads > 1 && nnp_threadpool_create(threads, &tp) != NNP_OK) return 1;
-  printf("threads %d batch %lld: best of 30 (at least 0.2 s) per layer\n", threads, (long long)batch);
-  printf("  %-28s %10s %9s %s\n", "layer", "ms", "GFLOP/s", "kernel");
-  double total = 0;
+  const char *filter = argc > 3 ? argv[3] : "";
+  double peak = nnp_bench_fma_peak(tp, threads, false);
+  printf("threads %d batch %lld: best of 30 (at least 0.2 s) per layer; measured AVX2 FMA peak %.1f GFLOP/s\n",
+         threads, (long long)batch, peak);
+  printf("  %-28s %10s %9s %7s %s\n", "layer", "ms", "GFLOP/s", "of peak", "kernel");
+  double total = 0, rn18_s = 0, rn18_flops = 0;
   for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
     const layer *l = &layers[i];
+    if (!strstr(l->what, filter)) continue;
     int64_t p = l->k / 2, o = (l->h + 2 * p - l->k) / l->s + 1;
     nnp_conv2d_desc d = {.n = batch, .c = l->c, .h = l->h, .w = l->h, .m = l->m, .oh = o, .ow = o, .kh = l->k,
                          .kw = l->k, .sh = l->s, .sw = l->s, .ph = p, .pw = p, .dh = 1, .dw = 1, .group = l->group};
@@ -79,8 +97,11 @@ int main(int argc, char **argv) {
     }
     double flops = 2.0 * (double)ny * (double)(l->c / l->group) * (double)(l->k * l->k);
     static const char *algo[] = {"depthwise", "gemm1x1", "im2col"};
-    printf("  %-28s %10.4f %9.1f %s\n", l->what, best * 1e3, flops / best * 1e-9, algo[nnp_conv2d_algo(k)]);
+    printf("  %-28s %10.4f %9.1f %6.0f%% %s\n", l->what, best * 1e3, flops / best * 1e-9,
+           peak > 0 ? 100.0 * flops / best * 1e-9 / peak : 0.0, algo[nnp_conv2d_algo(k)]);
     total += best;
+    rn18_s += l->rn18 * best;
+    rn18_flops += l->rn18 * flops;
     nnp_aligned_free(scratch);
     nnp_conv2d_destroy(k);
     nnp_aligned_free(x);
@@ -89,6 +110,9 @@ int main(int argc, char **argv) {
     nnp_free(bias);
   }
   printf("  %-28s %10.4f\n", "sum", total * 1e3);
+  if (rn18_s > 0)
+    printf("  %-28s %10.4f %9.1f %6.0f%% (every conv layer x its count, batch %lld)\n", "resnet18 convs", rn18_s * 1e3,
+           rn18_flops / rn18_s * 1e-9, peak > 0 ? 100.0 * rn18_flops / rn18_s * 1e-9 / peak : 0.0, (long long)batch);
   nnp_threadpool_destroy(tp);
   return 0;
 }

@@ -2,8 +2,11 @@
 # Native engine vs ONNX Runtime (and OpenVINO when installed): P50 latency at batch 1 and
 # throughput at batch 16, 2 threads, on three zoo models, each through `nnperf bench --json`
 # (one methodology for every backend). Prints the numbers and native/ort ratios
-# (issue 5's goal: native P50 <= 1.0x ORT's). Not a test: timings on shared machines are
-# noisy; the JSON files stay in $OUT_DIR for a closer look.
+# (issue 5's goal: native P50 <= 1.0x ORT's), then each backend's achieved GFLOP/s (the
+# model's FLOPs from `nnperf inspect` over P50, or times items/s at batch 16) against this
+# CPU's measured FMA peak (build/bench/bench_fma_peak, when built). Not a test: timings
+# on shared machines are noisy; the load average is printed, the JSON files stay in
+# $OUT_DIR for a closer look.
 #
 # usage: bench/engine_vs_ort.sh [path/to/nnperf]   (env: MODELS, THREADS, ITER, MIN_TIME, OUT_DIR)
 set -euo pipefail
@@ -23,7 +26,11 @@ if ! "$NNPERF" backends 2>/dev/null | grep -q '^ort-cpu *available'; then
   exit 1
 fi
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+PEAK_BIN=$(dirname "$NNPERF")/bench/bench_fma_peak
+if [ -x "$PEAK_BIN" ]; then "$PEAK_BIN" "$THREADS" >"$OUT_DIR/fma_peak.txt"; else : >"$OUT_DIR/fma_peak.txt"; fi
 for m in $MODELS; do
+  "$NNPERF" inspect "zoo:$m" --json >"$OUT_DIR/$m.inspect.json"
   "$NNPERF" bench "zoo:$m" --backends "$backends" --batch 1,16 --threads "$THREADS" \
     --iterations "$ITER" --min-time "$MIN_TIME" --processes 1 --json "$OUT_DIR/$m.json" >/dev/null
 done
@@ -50,5 +57,27 @@ for m in models:
 print("native/x P50: native latency over x's (<= 1.0: native is as fast or faster);"
       " native/x thr: native throughput over x's (>= 1.0: native is as fast or faster)")
 print("noisy machine" if any(json.load(open(f"{out_dir}/{m}.json")).get("noisy") for m in models) else "")
+# achieved GFLOP/s against the measured FMA peak: per core from one thread (the least
+# disturbed figure on a shared machine), times the threads; the T-thread measurement too
+peak1, peakT, threads = None, None, None
+for line in open(f"{out_dir}/fma_peak.txt"):
+    f = line.split()
+    if f and f[0] == "threads":
+        t, best = int(f[1]), max(float(f[3]), float(f[5]))
+        if t == 1: peak1 = best
+        peakT, threads = best, t
+if peak1:
+    nominal = peak1 * threads
+    print(f"\nmeasured FP32 FMA peak: {peak1:.1f} GFLOP/s on 1 thread, so {nominal:.1f} on {threads} "
+          f"(measured on {threads} together: {peakT:.1f}; AVX2 and AVX-512 peaks are the larger of the two)")
+    for m in models:
+        flops = json.load(open(f"{out_dir}/{m}.inspect.json"))["totals"]["flops"]
+        for r in json.load(open(f"{out_dir}/{m}.json"))["rows"]:
+            if r["status"] != "ok": continue
+            g = flops / r["stats"]["p50"] * 1e-9 if r["batch"] == 1 else flops * r["items_per_s"] * 1e-9
+            what = "P50 b1" if r["batch"] == 1 else f"b{r['batch']} items/s"
+            print(f"{m:<20} {r['backend']:<10} {what:<14} {g:7.1f} GFLOP/s = {100 * g / nominal:5.1f}% of peak "
+                  f"({flops / 1e9:.2f} GFLOP per item)")
 print(f"JSON: {out_dir}")
 PY
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,13 +1,12 @@
 /* bench_gemm_gflops: this CPU's measured FP32 FMA peak against the packed SGEMM's
  * achieved GFLOP/s, on 1 and N threads, over shapes taken from real convolutions.
- * Peak: 12 independent _mm256_fmadd_ps chains (each started from a different value, or
- * the compiler merges them), per thread. Prints ratios; asserts nothing (a shared
- * machine is noisy). Usage: bench_gemm_gflops [threads] */
-#include <immintrin.h>
+ * Peak: bench/fma_peak.h (AVX2 and, where present, AVX-512 FMA chains). Prints ratios;
+ * asserts nothing (a shared machine is noisy). Usage: bench_gemm_gflops [threads] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "fma_peak.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
@@ -17,45 +16,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-#define PEAK_ITERS 4000000LL
-static volatile float sink;
-
-static void peak_range(void *p, int64_t b, int64_t e) {
-  (void)p;
-  for (int64_t t = b; t < e; t++) {
-    const float f = (float)t;
-    __m256 a0 = _mm256_set1_ps(f + 0.01f), a1 = _mm256_set1_ps(f + 0.02f), a2 = _mm256_set1_ps(f + 0.03f);
-    __m256 a3 = _mm256_set1_ps(f + 0.04f), a4 = _mm256_set1_ps(f + 0.05f), a5 = _mm256_set1_ps(f + 0.06f);
-    __m256 a6 = _mm256_set1_ps(f + 0.07f), a7 = _mm256_set1_ps(f + 0.08f), a8 = _mm256_set1_ps(f + 0.09f);
-    __m256 a9 = _mm256_set1_ps(f + 0.10f), a10 = _mm256_set1_ps(f + 0.11f), a11 = _mm256_set1_ps(f + 0.12f);
-    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
-    for (long long it = 0; it < PEAK_ITERS; it++) {
-      a0 = _mm256_fmadd_ps(a0, m, c); a1 = _mm256_fmadd_ps(a1, m, c); a2 = _mm256_fmadd_ps(a2, m, c);
-      a3 = _mm256_fmadd_ps(a3, m, c); a4 = _mm256_fmadd_ps(a4, m, c); a5 = _mm256_fmadd_ps(a5, m, c);
-      a6 = _mm256_fmadd_ps(a6, m, c); a7 = _mm256_fmadd_ps(a7, m, c); a8 = _mm256_fmadd_ps(a8, m, c);
-      a9 = _mm256_fmadd_ps(a9, m, c); a10 = _mm256_fmadd_ps(a10, m, c); a11 = _mm256_fmadd_ps(a11, m, c);
-    }
-    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                             _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-    s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-    float out[8];
-    _mm256_storeu_ps(out, s);
-    sink = out[0];
-  }
-}
-
-/* FLOP/s of threads running independent FMA chains */
-static double peak_gflops(nnp_threadpool *tp, int threads) {
-  double best = 1e30;
-  for (int rep = 0; rep < 7; rep++) { /* best of 7, as for the GEMMs: both least disturbed */
-    double t0 = now_s();
-    nnp_threadpool_run(tp, peak_range, NULL, threads);
-    double dt = now_s() - t0;
-    if (dt < best) best = dt;
-  }
-  return (double)threads * PEAK_ITERS * 12 * 8 * 2 / best * 1e-9;
 }
 
 static double gemm_gflops(int64_t M, int64_t N, int64_t K, nnp_threadpool *tp) {
@@ -98,8 +58,9 @@ int main(int argc, char **argv) {
   for (int t = 1; t <= threads; t += (threads > 1 ? threads - 1 : 1)) {
     nnp_threadpool *tp = NULL;
     if (t > 1 && nnp_threadpool_create(t, &tp) != NNP_OK) return 1;
-    double peak = peak_gflops(tp, t);
-    printf("\nthreads %d: measured FMA peak %.1f GFLOP/s\n", t, peak);
+    double peak = nnp_bench_fma_peak(tp, t, false), peak512 = nnp_bench_fma_peak(tp, t, true);
+    printf("\nthreads %d: measured FMA peak %.1f GFLOP/s AVX2, %.1f GFLOP/s AVX-512 (0: absent)\n", t, peak,
+           peak512);
     printf("  %-40s %8s %8s %8s\n", "shape (M x N x K)", "GFLOP/s", "of peak", "");
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
       double g = gemm_gflops(shapes[i].M, shapes[i].N, shapes[i].K, tp);

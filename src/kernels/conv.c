@@ -69,7 +69,91 @@ size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
   return k->b_floats * sizeof(float);
 }
 
-/* ---- im2col into the packed-B layout, one 16-column panel per task ---- */
+/* ---- im2col into the packed-B layout ---- */
+
+/* Column panels [q0, q1) of the im2col matrix of x (the group's first input channel),
+ * panel q written at dst + (q - q0) * NR * K, row k = (ic*KH + kh)*KW + kw.
+ * A panel's 16 output positions fall in at most a few output rows ("segments"); within
+ * a segment and one (kh, kw) the inputs are one input row read at stride sw, valid over
+ * one interval of columns and zero (padding) outside it. So the bounds are worked out
+ * once per segment and (kh, kw), and each input channel is then a plain (strided) copy:
+ * the per-element bounds checks of the first version made im2col half the time of
+ * resnet18's 7x7 stride-2 stem. */
+/* Copies of at most a panel's 16 floats: a memcpy call of a variable size cost more than
+ * the copy (libc's memmove was a fifth of resnet18's 64-channel 3x3 conv); constant-size
+ * memcpys compile to plain vector moves. */
+static inline void copy_short(float *d, const float *s, int64_t n) {
+  if (n == NNP_SGEMM_NR) {
+    memcpy(d, s, NNP_SGEMM_NR * sizeof(float));
+    return;
+  }
+  int64_t c = 0;
+  for (; c + 4 <= n; c += 4) memcpy(d + c, s + c, 4 * sizeof(float));
+  for (; c < n; c++) d[c] = s[c];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* The copies are wider with AVX-512 (one 64-byte move per panel row instead of four);
+ * the values moved are the same on every path. */
+__attribute__((target_clones("avx512f", "default")))
+#endif
+static void im2col_panels(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t K = k->ckk, P = k->P, HW = d->h * d->w, KK = d->kh * d->kw;
+  enum { NR = NNP_SGEMM_NR };
+  for (int64_t q = q0; q < q1; q++) {
+    float *dst = dst0 + (q - q0) * NR * K;
+    int cols = (int)(P - q * NR < NR ? P - q * NR : NR);
+    if (cols < NR) /* the ragged last panel: columns past P are zero */
+      for (int64_t r = 0; r < K; r++) memset(dst + r * NR + cols, 0, (size_t)(NR - cols) * sizeof(float));
+    for (int c0 = 0; c0 < cols;) { /* one segment: positions c0.. in output row oh */
+      int64_t p0 = q * NR + c0, oh = p0 / d->ow, ow0 = p0 % d->ow;
+      int len = (int)(d->ow - ow0 < cols - c0 ? d->ow - ow0 : cols - c0);
+      for (int64_t kh = 0; kh < d->kh; kh++) {
+        int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+        for (int64_t kw = 0; kw < d->kw; kw++) {
+          float *drow = dst + (kh * d->kw + kw) * NR + c0; /* channel ic adds ic * KK * NR */
+          if (ih < 0 || ih >= d->h) {
+            for (int64_t ic = 0; ic < k->cg; ic++)
+              for (int c = 0; c < len; c++) drow[ic * KK * NR + c] = 0.0f;
+            continue;
+          }
+          /* input column of segment position c: iw0 + c * sw; valid for c in [lo, hi) */
+          int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
+          int64_t lo = iw0 >= 0 ? 0 : (-iw0 + d->sw - 1) / d->sw;
+          int64_t hi = iw0 >= d->w ? 0 : (d->w - 1 - iw0) / d->sw + 1;
+          if (hi > len) hi = len;
+          if (lo > hi) lo = hi;
+          const int64_t n = hi - lo, sw = d->sw;
+          const float *src = x + ih * d->w + (n > 0 ? iw0 + lo * sw : 0); /* input of position lo */
+          if (lo == 0 && hi == NR) { /* a whole panel inside the row, stride 1: the common case */
+            if (sw == 1)
+              for (int64_t ic = 0; ic < k->cg; ic++) memcpy(drow + ic * KK * NR, src + ic * HW, NR * sizeof(float));
+            else if (sw == 2) /* a constant stride vectorizes (resnet18's stem) */
+              for (int64_t ic = 0; ic < k->cg; ic++)
+                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = src[ic * HW + c * 2];
+            else
+              for (int64_t ic = 0; ic < k->cg; ic++)
+                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = src[ic * HW + c * sw];
+            continue;
+          }
+          for (int64_t ic = 0; ic < k->cg; ic++) {
+            float *dr = drow + ic * KK * NR;
+            const float *sr = src + ic * HW;
+            for (int64_t c = 0; c < lo; c++) dr[c] = 0.0f;
+            if (sw == 1) copy_short(dr + lo, sr, n);
+            else
+              for (int64_t c = 0; c < n; c++) dr[lo + c] = sr[c * sw];
+            for (int64_t c = hi; c < len; c++) dr[c] = 0.0f;
+          }
+        }
+      }
+      c0 += len;
+    }
+  }
+}
+
+/* the whole matrix, one 16-column panel per task */
 typedef struct im2col_job {
   const nnp_conv2d_kernel *k;
   const float *x; /* first input channel of the group */
@@ -78,42 +162,84 @@ typedef struct im2col_job {
 
 static void im2col_range(void *p, int64_t b, int64_t e) {
   const im2col_job *j = p;
-  const nnp_conv2d_desc *d = &j->k->d;
-  const int64_t K = j->k->ckk, P = j->k->P, HW = d->h * d->w;
-  enum { NR = NNP_SGEMM_NR };
-  for (int64_t q = b; q < e; q++) {
-    float *dst = j->dst + q * NR * K;
-    int64_t ihb[NR], iwb[NR];
-    int cols = (int)(P - q * NR < NR ? P - q * NR : NR);
-    for (int c = 0; c < NR; c++) {
-      int64_t p0 = q * NR + (c < cols ? c : 0);
-      ihb[c] = (p0 / d->ow) * d->sh - d->ph;
-      iwb[c] = (p0 % d->ow) * d->sw - d->pw;
-    }
-    for (int64_t kh = 0; kh < d->kh; kh++)
-      for (int64_t kw = 0; kw < d->kw; kw++) {
-        int64_t off[NR];
-        bool ok[NR], all_ok = true, contig = true;
-        for (int c = 0; c < NR; c++) {
-          int64_t ih = ihb[c] + kh * d->dh, iw = iwb[c] + kw * d->dw;
-          ok[c] = c < cols && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
-          off[c] = ok[c] ? ih * d->w + iw : 0;
-          all_ok = all_ok && ok[c];
-          contig = contig && off[c] == off[0] + c;
-        }
-        /* row k = (ic*KH + kh)*KW + kw of the column matrix */
-        if (all_ok && contig) { /* 16 consecutive inputs (stride 1, inside one row): a plain copy */
-          for (int64_t ic = 0; ic < j->k->cg; ic++)
-            memcpy(dst + ((ic * d->kh + kh) * d->kw + kw) * NR, j->x + ic * HW + off[0], NR * sizeof(float));
-          continue;
-        }
-        for (int64_t ic = 0; ic < j->k->cg; ic++) {
-          const float *xc = j->x + ic * HW;
-          float *drow = dst + ((ic * d->kh + kh) * d->kw + kw) * NR;
-          for (int c = 0; c < NR; c++) drow[c] = ok[c] ? xc[off[c]] : 0.0f;
+  im2col_panels(j->k, j->x, j->dst + b * NNP_SGEMM_NR * j->k->ckk, b, e);
+}
+
+/* ---- im2col fused into the GEMM ----
+ * Writing the whole column matrix first and reading it back in the GEMM moved it through
+ * memory twice: resnet18's 64-channel 56x56 3x3 conv has a 7.2 MB column matrix (K = 576,
+ * N = 3136), its 7x7 stem 7.4 MB. Instead each thread builds G column panels at a time
+ * in its own slot of the scratch (at most 256 KiB: L2) and runs its GEMM rows over them
+ * while they are hot; one thread-pool run per convolution instead of two per image.
+ * Threads split the output by columns (no duplicated work). */
+typedef struct fused_job {
+  const nnp_conv2d_kernel *k;
+  const float *x;
+  float *y, *scratch;
+  const nnp_epilogue *ep;
+  int64_t tm, tn, G; /* threads over row panels x column panels; panels per im2col block */
+} fused_job;
+
+/* The epilogue of group g of image n (conv.h: indexed like one image's output). */
+static const nnp_epilogue *group_epilogue(const nnp_conv2d_kernel *k, const nnp_epilogue *ep, int64_t n, int64_t g,
+                                          nnp_epilogue *loc) {
+  if (!ep) return NULL;
+  *loc = *ep;
+  if (loc->bias_kind == NNP_BIAS_ROW) loc->bias = ep->bias + g * k->mg;
+  if (loc->residual) loc->residual = ep->residual + (n * k->d.m + g * k->mg) * k->P;
+  loc->ld_res = k->P;
+  return loc;
+}
+
+static void fused_range(void *p, int64_t b, int64_t e) {
+  const fused_job *j = p;
+  const nnp_conv2d_kernel *k = j->k;
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t mp = (k->mg + NNP_SGEMM_MR - 1) / NNP_SGEMM_MR, np = (k->P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR;
+  for (int64_t t = b; t < e; t++) { /* one index per thread */
+    float *slot = j->scratch + t * j->G * NNP_SGEMM_NR * k->ckk;
+    int64_t it = t / j->tn, jt = t % j->tn;
+    int64_t ip0 = it * mp / j->tm, ip1 = (it + 1) * mp / j->tm, jq0 = jt * np / j->tn, jq1 = (jt + 1) * np / j->tn;
+    for (int64_t n = 0; n < d->n; n++)
+      for (int64_t g = 0; g < d->group; g++) {
+        const float *xg = j->x + (n * d->c + g * k->cg) * d->h * d->w;
+        float *yg = j->y + (n * d->m + g * k->mg) * k->P;
+        nnp_epilogue loc;
+        const nnp_epilogue *lp = group_epilogue(k, j->ep, n, g, &loc);
+        for (int64_t q = jq0; q < jq1; q += j->G) {
+          int64_t q1 = q + j->G < jq1 ? q + j->G : jq1;
+          if (k->algo == NNP_CONV_GEMM_1X1) /* X's planes are B's rows: plain copies, no row segments */
+            nnp_sgemm_pack_b_panels(k->ckk, k->P - q * NNP_SGEMM_NR, xg + q * NNP_SGEMM_NR, d->h * d->w, 1, slot, 0,
+                                    q1 - q);
+          else im2col_panels(k, xg, slot, q, q1);
+          nnp_sgemm_packed_block(k->mg, k->P, k->ckk, k->wpack + (size_t)g * k->a_floats, slot, yg, k->P, lp, ip0,
+                                 ip1, q, q1, k->generic);
         }
       }
   }
+}
+
+/* The fused path's plan for `threads` threads; false where it does not pay or apply.
+ * Threads split the columns, so each streams all of A once per block of G panels: only
+ * where A (the packed weights) stays in L2 next to the slot: at most 768 KiB of a
+ * 1 MiB L2 (resnet18's 128-channel 3x3, A = 590 KB, measured 12% faster fused than
+ * with the 512 KiB first chosen), i.e. not for resnet18's 256- and
+ * 512-channel layers, whose column matrices are small anyway (<= 1.8 MB) while A is
+ * 2.4 to 9.4 MB; those take the two-pass path, whose GEMM splits the larger operand.
+ * The scratch, sized for the whole column matrix, holds one slot of G panels per thread
+ * when G <= panels / threads. */
+static bool plan_fused(const nnp_conv2d_kernel *k, int threads, fused_job *j) {
+  const int64_t np = (k->P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR;
+  const int64_t a_bytes = (int64_t)k->a_floats * (int64_t)sizeof(float);
+  if (np < threads || a_bytes > (768 << 10) || k->mg > k->P) return false;
+  j->tm = 1;
+  j->tn = threads;
+  int64_t panel_bytes = k->ckk * NNP_SGEMM_NR * (int64_t)sizeof(float);
+  int64_t G = (256 << 10) / panel_bytes;
+  if (G < 1) G = 1;
+  if (G > np / threads) G = np / threads;
+  j->G = G;
+  return true;
 }
 
 typedef struct pack_job {
@@ -154,6 +280,13 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     return;
   }
   float *bp = scratch;
+  const bool direct_ok = k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0;
+  fused_job fj = {.k = k, .x = x, .y = y, .scratch = scratch, .ep = ep};
+  /* Y aliasing X: the whole input must be read before any output is written */
+  if (!direct_ok && x != y && plan_fused(k, nnp_threadpool_threads(tp), &fj)) {
+    nnp_threadpool_run(tp, fused_range, &fj, nnp_threadpool_threads(tp));
+    return;
+  }
   for (int64_t n = 0; n < d->n; n++)
     for (int64_t g = 0; g < d->group; g++) {
       const float *xg = x + (n * d->c + g * k->cg) * in_plane;
@@ -162,7 +295,7 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
        * otherwise a 1x1 conv reads X directly as B. */
       /* Only with 64-byte-aligned rows (P % 16 == 0): a 7x7 or 14x14 plane's rows straddle
        * cache lines, and reading them in place measured slower than packing. */
-      const bool direct = k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0;
+      const bool direct = direct_ok;
       if (direct) { /* X is already the K x P matrix B: only its ragged last panel is packed */
         int64_t full = P / NNP_SGEMM_NR * NNP_SGEMM_NR;
         if (full < P) nnp_sgemm_pack_b_panels(k->ckk, P - full, xg + full, P, 1, bp, 0, 1);
@@ -173,14 +306,8 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
         im2col_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, im2col_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
       }
-      nnp_epilogue loc, *lp = NULL;
-      if (ep) {
-        loc = *ep;
-        if (loc.bias_kind == NNP_BIAS_ROW) loc.bias = ep->bias + g * k->mg;
-        if (loc.residual) loc.residual = ep->residual + (n * d->m + g * k->mg) * P;
-        loc.ld_res = P;
-        lp = &loc;
-      }
+      nnp_epilogue loc;
+      const nnp_epilogue *lp = group_epilogue(k, ep, n, g, &loc);
       if (direct)
         nnp_sgemm_direct_b_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, xg, P, bp, yg, P, lp, tp,
                               k->generic);

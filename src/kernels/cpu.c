@@ -19,6 +19,7 @@ static void detect(nnp_cpu_features *f) {
     f->forced_generic = true;
     return;
   }
+  f->forced_avx2 = env && strcmp(env, "avx2") == 0;
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return;
@@ -30,7 +31,8 @@ static void detect(nnp_cpu_features *f) {
   __cpuid_count(7, 0, a, b, c, d);
   f->avx2 = (b >> 5) & 1;
   f->fma = fma;
-  f->avx512f = zmm && ((b >> 16) & 1);
+  /* the AVX-512 kernels use F and VL (masked 256-bit loads) */
+  f->avx512f = zmm && ((b >> 16) & 1) && ((b >> 31) & 1) && !f->forced_avx2;
 #endif
 }
 
@@ -48,6 +50,11 @@ const nnp_cpu_features *nnp_cpu_get(void) {
 bool nnp_cpu_has_avx2_fma(void) {
   const nnp_cpu_features *f = nnp_cpu_get();
   return f->avx2 && f->fma;
+}
+
+bool nnp_cpu_has_avx512f(void) {
+  const nnp_cpu_features *f = nnp_cpu_get();
+  return f->avx512f && f->avx2 && f->fma;
 }
 
 const char *nnp_cpu_kernel_isa(void) {

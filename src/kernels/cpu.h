@@ -3,7 +3,8 @@
  * Detected once with cpuid and xgetbv (the OS must save the YMM/ZMM state, not only the
  * CPU support the instructions). NNP_CPU_FEATURES=generic in the environment forces the
  * portable C kernels, e.g. to measure what the vector kernels bring or to rule them out
- * when hunting a numerical difference. */
+ * when hunting a numerical difference; NNP_CPU_FEATURES=avx2 turns the AVX-512 kernels
+ * off (the tests run the AVX2 kernels that way on AVX-512 machines). */
 #ifndef NNP_KERNELS_CPU_H
 #define NNP_KERNELS_CPU_H
 
@@ -12,12 +13,15 @@
 typedef struct nnp_cpu_features {
   bool avx2, fma, avx512f;
   bool forced_generic; /* NNP_CPU_FEATURES=generic */
+  bool forced_avx2;    /* NNP_CPU_FEATURES=avx2: avx512f reads false */
 } nnp_cpu_features;
 
 /* Detected features (cached after the first call), the override applied. */
 const nnp_cpu_features *nnp_cpu_get(void);
 /* AVX2 + FMA kernels usable. */
 bool nnp_cpu_has_avx2_fma(void);
+/* AVX-512F + VL kernels usable (and AVX2 + FMA, which they fall back on). */
+bool nnp_cpu_has_avx512f(void);
 /* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
 const char *nnp_cpu_kernel_isa(void);
 

@@ -6,6 +6,10 @@
 
 enum { MR = NNP_SGEMM_MR, NR = NNP_SGEMM_NR };
 
+nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void) {
+  return nnp_cpu_has_avx512f() ? nnp_sgemm_tile_avx512 : nnp_sgemm_tile_avx2;
+}
+
 size_t nnp_sgemm_packed_a_floats(int64_t M, int64_t K) { return (size_t)((M + MR - 1) / MR * MR * K); }
 size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N) { return (size_t)((N + NR - 1) / NR * NR * K); }
 
@@ -57,7 +61,8 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t l
 }
 
 typedef struct sgemm_job {
-  int64_t M, N, K, mp;
+  int64_t M, N, K, mp, np;
+  bool by_rows;           /* tile order: see tile_order */
   const float *Ap, *Bp;
   const float *B, *Btail; /* direct B (nnp_sgemm_direct_b_ex): Bp is NULL */
   int64_t ldb, full;      /* direct B: row stride, full column panels */
@@ -69,8 +74,9 @@ typedef struct sgemm_job {
   nnp_sgemm_tile_fn tile;
 } sgemm_job;
 
-/* Tiles t in [b, e): column panel t / mp, row panel t % mp, so consecutive tiles share
- * a B panel (K x 16 floats), which stays in cache while A's panels stream past. */
+/* Tiles t in [b, e): column panel t / mp, row panel t % mp (column-major order), so
+ * consecutive tiles share a B panel (K x 16 floats), which stays in cache while A's
+ * panels stream past; or row-major (by_rows, see tile_order), sharing an A panel. */
 /* K is cut into blocks of at most KC: the thread sweeps all its tiles per block, so a
  * block's B panel (KC x 16, 16 KiB) stays in L1 across the row panels and A's block
  * (M x KC) in L2 across column panels; without it a large-K layer (resnet18's 512-channel
@@ -86,7 +92,7 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
     for (int64_t t = b; t < e; t++) {
-      int64_t ip = t % j->mp, jp = t / j->mp;
+      int64_t ip = j->by_rows ? t / j->np : t % j->mp, jp = j->by_rows ? t % j->np : t / j->mp;
       int64_t i0 = ip * MR, j0 = jp * NR;
       int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
       const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
@@ -95,6 +101,16 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
               kb > 0, ep, i0, j0);
     }
   }
+}
+
+/* Which operand the threads split (their ranges of tiles are contiguous): the larger
+ * one, so that each thread streams only its share of it from L3 and all share the
+ * smaller. Column-major tile order (the default) splits B's panels: a large
+ * convolution plane (N = 3136) with few channels. Row-major splits A: resnet18's
+ * 512-channel 7x7 layers (M = 512, N = 49, A 9.4 MB) had both threads stream all of A. */
+static void tile_order(sgemm_job *j) {
+  j->np = (j->N + NR - 1) / NR;
+  j->by_rows = j->M > j->N;
 }
 
 /* K blocking stores partial sums in C, so not when the epilogue's residual is C itself
@@ -116,10 +132,36 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
-                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
   plan_kblocks(&j);
+  tile_order(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
+}
+
+void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
+                            const nnp_epilogue *ep, int64_t ip0, int64_t ip1, int64_t jp0, int64_t jp1, bool generic) {
+  if (M <= 0 || N <= 0 || ip0 >= ip1 || jp0 >= jp1) return;
+  sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
+  nnp_sgemm_tile_fn tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast();
+  plan_kblocks(&j);
+  int64_t nkb = j.kblock ? (K + j.kc - 1) / j.kc : 1, kc = j.kblock ? j.kc : K;
+  /* per K block: a B panel block (kc x 16) stays in L1 across the row panels, the rows'
+   * A block in L2 across the column panels (as sgemm_range) */
+  for (int64_t kb = 0; kb < nkb; kb++) {
+    int64_t k0 = kb * kc, kn = K - k0 < kc ? K - k0 : kc;
+    const nnp_epilogue *e = kb == nkb - 1 ? ep : NULL;
+    for (int64_t jp = jp0; jp < jp1; jp++) {
+      int64_t j0 = jp * NR;
+      int nr = (int)(N - j0 < NR ? N - j0 : NR);
+      const float *bp = Bp + (jp - jp0) * NR * K + k0 * NR;
+      for (int64_t ip = ip0; ip < ip1; ip++) {
+        int64_t i0 = ip * MR;
+        int mr = (int)(M - i0 < MR ? M - i0 : MR);
+        tile(kn, Ap + ip * MR * K + k0 * MR, bp, NR, C + i0 * ldc + j0, ldc, mr, nr, kb > 0, e, i0, j0);
+      }
+    }
+  }
 }
 
 void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
@@ -128,8 +170,9 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
   if (M <= 0 || N <= 0) return;
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
                  .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
-                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_avx2};
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   plan_kblocks(&j);
+  tile_order(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 

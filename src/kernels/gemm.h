@@ -11,8 +11,10 @@
  * AVX2: 12 accumulators + 2 B vectors + 1 broadcast = 15 of 16 YMM registers) and
  * applies the epilogue as it stores, so C is written exactly once.
  *
- * The generic C tile is always present: it is the test oracle of the AVX2 tile and what
- * runs under NNP_CPU_FEATURES=generic or on CPUs without AVX2 + FMA. */
+ * On CPUs with AVX-512F the same 6 x 16 tile runs on ZMM registers (kernels/gemm_avx512.c);
+ * NNP_CPU_FEATURES=avx2 keeps the AVX2 one.
+ * The generic C tile is always present: it is the test oracle of the vector tiles and
+ * what runs under NNP_CPU_FEATURES=generic or on CPUs without AVX2 + FMA. */
 #ifndef NNP_KERNELS_GEMM_H
 #define NNP_KERNELS_GEMM_H
 
@@ -46,6 +48,13 @@ void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const fl
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic);
 
+/* One thread's block of C: row panels [ip0, ip1) x column panels [jp0, jp1), the column
+ * panels' packed B contiguous from Bp (panel jp at Bp + (jp - jp0) * NR * K: a caller that
+ * packs B block by block, e.g. a fused im2col, needs only the block's panels in cache).
+ * K is blocked as in nnp_sgemm_packed_ex; the results are the same as its. */
+void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
+                            const nnp_epilogue *ep, int64_t ip0, int64_t ip1, int64_t jp0, int64_t jp1, bool generic);
+
 /* B read in place, unpacked: B(k, n) = B[k*ldb + n] for the N / NR full column panels
  * (a 1x1 convolution's input is already K x N row-major: packing it was a whole extra
  * pass over the tensor); the ragged last panel, when N % NR != 0, comes packed from
@@ -64,5 +73,10 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t l
                             int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                           int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+/* The tile the non-generic paths run: AVX-512F where the CPU has it (and
+ * NNP_CPU_FEATURES is not avx2), else AVX2 + FMA. */
+nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void);
 
 #endif

@@ -70,7 +70,7 @@ nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
     if (nv == 4) {
       d.ph = v[0];
       d.pw = v[1];
-    } else if (nv != 0) return NNP_OK;
+    } else if (nv > 0) return NNP_OK; /* -1: no pads attribute, all zero */
   }
   if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;

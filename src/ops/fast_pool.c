@@ -52,19 +52,22 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
   d.kh = v[0];
   d.kw = v[1];
+  /* nnp_attr_ints: -1 when the attribute is absent (its default), as ONNX exporters
+   * write MaxPool without dilations: `nv != 0` sent resnet18's MaxPool to the
+   * reference kernel (14% of the model) */
   int nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  if (nv != 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
   nv = nnp_attr_ints(ctx->node, "strides", &v);
-  if (nv != 0 && nv != 2) return NNP_OK;
-  d.sh = nv ? v[0] : 1;
-  d.sw = nv ? v[1] : 1;
+  if (nv > 0 && nv != 2) return NNP_OK;
+  d.sh = nv > 0 ? v[0] : 1;
+  d.sw = nv > 0 ? v[1] : 1;
   nnp_auto_pad mode;
   NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
   if (mode == NNP_AUTO_PAD_NOTSET) {
     nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv != 0 && nv != 4) return NNP_OK;
-    d.ph = nv ? v[0] : 0;
-    d.pw = nv ? v[1] : 0;
+    if (nv > 0 && nv != 4) return NNP_OK;
+    d.ph = nv > 0 ? v[0] : 0;
+    d.pw = nv > 0 ? v[1] : 0;
   } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
   if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
   d.planes = x->dims[0] * x->dims[1];

@@ -33,6 +33,61 @@ static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, cons
         }
 }
 
+static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const *pools, bool res_in_y) {
+  int kind = d->group == d->c && d->group == d->m ? 0 : 1;
+  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * (d->c / d->group) * d->kh * d->kw;
+  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
+  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
+  float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
+  kt_fill(x, nx);
+  kt_fill(w, nw);
+  kt_fill(bias, d->m);
+  kt_fill(res, ny);
+  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
+  if (trial % 3 != 2) {
+    ep.bias = bias;
+    ep.bias_kind = NNP_BIAS_ROW;
+  }
+  if (trial % 2 || res_in_y) ep.residual = res;
+  naive(d, x, w, &ep, want);
+  /* in-place only where Y has X's size */
+  bool inplace = nx == ny && trial % 4 == 3 && !res_in_y;
+  for (int generic = 0; generic < 2; generic++) {
+    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+    nnp_conv2d_kernel *k = NULL;
+    CHECK_OK(nnp_conv2d_prepare(d, w, generic, &k));
+    if (!k) continue;
+    if (kind == 0) CHECK(nnp_conv2d_algo(k) == NNP_CONV_DEPTHWISE);
+    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
+    for (int t = 0; t < 4; t++) {
+      float *yp = got;
+      memset(got, 0xff, (size_t)ny * 4);
+      if (inplace) memcpy(got, x, (size_t)nx * 4);
+      if (res_in_y) { /* the residual is the output itself (an Add fused in place) */
+        memcpy(got, res, (size_t)ny * 4);
+        ep.residual = got;
+      }
+      nnp_conv2d_run(k, inplace ? got : x, yp, &ep, scratch, pools[t]);
+      double err = kt_max_err(got, want, ny);
+      CHECK_MSG(err < 1e-4,
+                "trial %d n%lld c%lld %lldx%lld -> m%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld,%lld d%lld g%lld "
+                "act %d res %d (in y %d) inplace %d %s threads %d algo %d: err %g",
+                trial, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
+                (long long)d->oh, (long long)d->ow, (long long)d->kh, (long long)d->kw, (long long)d->sh, (long long)d->sw,
+                (long long)d->ph, (long long)d->pw, (long long)d->dh, (long long)d->group, ep.act, ep.residual != NULL,
+                res_in_y, inplace, generic ? "generic" : "fast", t + 1, (int)nnp_conv2d_algo(k), err);
+    }
+    nnp_aligned_free(scratch);
+    nnp_conv2d_destroy(k);
+  }
+  nnp_free(x);
+  nnp_free(w);
+  nnp_free(bias);
+  nnp_free(res);
+  nnp_free(want);
+  nnp_free(got);
+}
+
 static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_conv2d_desc d = {0};
   int kind = trial % 3; /* 0 depthwise, 1 pointwise, 2 general / grouped */
@@ -61,53 +116,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   d.oh = (d.h + 2 * d.ph - ((d.kh - 1) * d.dh + 1)) / d.sh + 1;
   d.ow = (d.w + 2 * d.pw - ((d.kw - 1) * d.dw + 1)) / d.sw + 1;
   if (d.oh < 1 || d.ow < 1) return;
-  int64_t nx = d.n * d.c * d.h * d.w, ny = d.n * d.m * d.oh * d.ow, nw = d.m * (d.c / d.group) * d.kh * d.kw;
-  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d.m * 4);
-  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
-  float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
-  kt_fill(x, nx);
-  kt_fill(w, nw);
-  kt_fill(bias, d.m);
-  kt_fill(res, ny);
-  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
-  if (trial % 3 != 2) {
-    ep.bias = bias;
-    ep.bias_kind = NNP_BIAS_ROW;
-  }
-  if (trial % 2) ep.residual = res;
-  naive(&d, x, w, &ep, want);
-  /* in-place only where Y has X's size */
-  bool inplace = nx == ny && trial % 4 == 3;
-  for (int generic = 0; generic < 2; generic++) {
-    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
-    nnp_conv2d_kernel *k = NULL;
-    CHECK_OK(nnp_conv2d_prepare(&d, w, generic, &k));
-    if (!k) continue;
-    if (kind == 0) CHECK(nnp_conv2d_algo(k) == NNP_CONV_DEPTHWISE);
-    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
-    for (int t = 0; t < 4; t++) {
-      float *yp = got;
-      memset(got, 0xff, (size_t)ny * 4);
-      if (inplace) memcpy(got, x, (size_t)nx * 4);
-      nnp_conv2d_run(k, inplace ? got : x, yp, &ep, scratch, pools[t]);
-      double err = kt_max_err(got, want, ny);
-      CHECK_MSG(err < 1e-4,
-                "trial %d n%lld c%lld %lldx%lld -> m%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld,%lld d%lld g%lld "
-                "act %d res %d inplace %d %s threads %d algo %d: err %g",
-                trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.m,
-                (long long)d.oh, (long long)d.ow, (long long)d.kh, (long long)d.kw, (long long)d.sh, (long long)d.sw,
-                (long long)d.ph, (long long)d.pw, (long long)d.dh, (long long)d.group, ep.act, ep.residual != NULL,
-                inplace, generic ? "generic" : "avx2", t + 1, (int)nnp_conv2d_algo(k), err);
-    }
-    nnp_aligned_free(scratch);
-    nnp_conv2d_destroy(k);
-  }
-  nnp_free(x);
-  nnp_free(w);
-  nnp_free(bias);
-  nnp_free(res);
-  nnp_free(want);
-  nnp_free(got);
+  run_case(&d, trial, pools, false);
 }
 
 int main(void) {
@@ -115,6 +124,24 @@ int main(void) {
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   for (int trial = 0; trial < 300; trial++) one_case(trial, pools);
+  /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
+   * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
+   * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
+   * blocks (K > 256), stride 2 (the stem), 1x1 stride 2, ragged panels (7x7: 49
+   * columns); batch 2, the residual as the output itself, threads 1..4. */
+  static const struct { int64_t c, h, m, k, s; } big[] = {
+      {16, 30, 20, 3, 1}, {3, 40, 16, 7, 2}, {40, 7, 100, 3, 1}, {64, 14, 70, 3, 2},
+      {24, 20, 30, 1, 2}, {8, 46, 12, 3, 1},  {130, 9, 14, 3, 1},
+  };
+  for (int i = 0; i < (int)(sizeof big / sizeof big[0]); i++)
+    for (int res_in_y = 0; res_in_y < 2; res_in_y++) {
+      int64_t p = big[i].k / 2;
+      nnp_conv2d_desc d = {.n = 2, .c = big[i].c, .h = big[i].h, .w = big[i].h, .m = big[i].m, .kh = big[i].k,
+                           .kw = big[i].k, .sh = big[i].s, .sw = big[i].s, .ph = p, .pw = p, .dh = 1, .dw = 1,
+                           .group = 1};
+      d.oh = d.ow = (d.h + 2 * p - d.kh) / d.sh + 1;
+      run_case(&d, 1000 + 2 * i + res_in_y, pools, res_in_y);
+    }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();
 }

@@ -1,5 +1,7 @@
-/* Packed SGEMM: AVX2 and generic tiles against the reference GEMM (ops/gemm_ref.h), over
- * random odd shapes, transposed operands, every epilogue and thread counts 1..4. */
+/* Packed SGEMM: the fast tile (AVX-512 where present; AVX2 under NNP_CPU_FEATURES=avx2,
+ * ctest's *_avx2 run) and the generic one against the reference GEMM (ops/gemm_ref.h),
+ * over random odd shapes, transposed operands, every epilogue, thread counts 1..4, and
+ * the single-thread block entry (nnp_sgemm_packed_block). */
 #include <string.h>
 
 #include "kernel_test_util.h"
@@ -61,7 +63,24 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       double err = kt_max_err(got, want, M * N);
       CHECK_MSG(err < 1e-4, "trial %d M=%lld N=%lld K=%lld ta=%d tb=%d act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ta, tb, ep.act, bk, ep.residual != NULL,
-                generic ? "generic" : "avx2", t + 1, err);
+                generic ? "generic" : "fast", t + 1, err);
+      /* the same product as four blocks (row panels x column panels cut at random),
+       * each given only its own column panels, as the fused im2col conv calls it */
+      {
+        int64_t mp = (M + NNP_SGEMM_MR - 1) / NNP_SGEMM_MR, np = (N + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR;
+        int64_t im = kt_int(0, mp), jm = kt_int(0, np);
+        memset(got, 0xff, (size_t)(M * N) * sizeof(float));
+        for (int bi = 0; bi < 2; bi++)
+          for (int bj = 0; bj < 2; bj++) {
+            int64_t ip0 = bi ? im : 0, ip1 = bi ? mp : im, jp0 = bj ? jm : 0, jp1 = bj ? np : jm;
+            nnp_sgemm_packed_block(M, N, K, ap, bp + jp0 * NNP_SGEMM_NR * K, got, N, &ep, ip0, ip1, jp0, jp1,
+                                   generic);
+          }
+        err = kt_max_err(got, want, M * N);
+        CHECK_MSG(err < 1e-4, "blocks: trial %d M=%lld N=%lld K=%lld act=%d bias=%d res=%d %s: err %g", trial,
+                  (long long)M, (long long)N, (long long)K, ep.act, bk, ep.residual != NULL,
+                  generic ? "generic" : "fast", err);
+      }
       if (tb) continue;
       /* B read in place (row-major K x N), only the ragged last panel packed */
       int64_t full = N / NNP_SGEMM_NR * NNP_SGEMM_NR;
@@ -72,7 +91,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       err = kt_max_err(got, want, M * N);
       CHECK_MSG(err < 1e-4, "direct B: trial %d M=%lld N=%lld K=%lld act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ep.act, bk, ep.residual != NULL,
-                generic ? "generic" : "avx2", t + 1, err);
+                generic ? "generic" : "fast", t + 1, err);
       nnp_aligned_free(tail);
     }
   }

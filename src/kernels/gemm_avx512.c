@@ -1,0 +1,104 @@
+/* The AVX-512F 6 x 16 tile of the packed SGEMM (kernels/gemm.h): the AVX2 tile's
+ * geometry and packing, one ZMM accumulator per row. This file alone is compiled with
+ * -mavx512f; it is only called after nnp_cpu_has_avx512f().
+ *
+ * Why, on a CPU whose 512-bit FMA peak equals its 256-bit one (AMD Zen 4 runs a ZMM
+ * FMA as two 256-bit halves: bench_gemm_gflops measures both peaks): per k the AVX2 tile
+ * issues 2 B loads, 6 broadcasts and 12 FMAs, this one 1 load, 6 broadcasts and 6 FMAs
+ * for the same work, so fewer instructions compete for the front end and load ports;
+ * and masked loads and stores make a ragged tile (nr < 16, resnet18's 7x7 and 14x14
+ * planes) as cheap as a full one instead of a scalar copy. */
+#include <immintrin.h>
+
+#include "kernels/gemm.h"
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
+  switch (ep->act) {
+    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
+    case NNP_ACT_CLIP:
+      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
+    case NNP_ACT_HARDSWISH: {
+      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
+    }
+    default: return v;
+  }
+}
+
+/* A panel with one column (7x7 planes: N = 49 = 3 x 16 + 1): the full tile spends 6 FMAs
+ * per k on it, a quarter of the layer. Here the 6 rows are the vector, loaded from A's
+ * k-major panel (masked: the last k's 8 lanes would read past the panel), times B(k)
+ * broadcast; 4 chains over k hide the FMA latency. About 1/6 of the full tile's FMAs. */
+static void tile_6x1(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                     bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  const __mmask8 m6 = 0x3f;
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    s0 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 0) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 0) * ldb]), s0);
+    s1 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 1) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 1) * ldb]), s1);
+    s2 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 2) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 2) * ldb]), s2);
+    s3 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + (k + 3) * NNP_SGEMM_MR), _mm256_set1_ps(b[(k + 3) * ldb]), s3);
+  }
+  for (; k < K; k++)
+    s0 = _mm256_fmadd_ps(_mm256_maskz_loadu_ps(m6, a + k * NNP_SGEMM_MR), _mm256_set1_ps(b[k * ldb]), s0);
+  float t[8];
+  _mm256_storeu_ps(t, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (int r = 0; r < mr; r++) {
+    float v = accum ? c[r * ldc] + t[r] : t[r];
+    c[r * ldc] = nnp_epilogue_apply(ep, i0 + r, j0, v);
+  }
+}
+
+void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                           int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  if (nr == 1) {
+    tile_6x1(K, a, b, ldb, c, ldc, mr, accum, ep, i0, j0);
+    return;
+  }
+  const __mmask16 m = (__mmask16)((1u << nr) - 1u);
+  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
+  if (accum) { /* a later K block: continue from the partial sums in C */
+    __m512 *acc[6] = {&c0, &c1, &c2, &c3, &c4, &c5};
+    for (int r = 0; r < mr; r++) *acc[r] = _mm512_maskz_loadu_ps(m, c + r * ldc);
+  }
+  for (int64_t k = 0; k < K; k++) {
+    __m512 bv = _mm512_loadu_ps(b);
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), bv, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), bv, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(a[2]), bv, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(a[3]), bv, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), bv, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), bv, c5);
+    a += NNP_SGEMM_MR;
+    b += ldb;
+  }
+  __m512 acc[6] = {c0, c1, c2, c3, c4, c5};
+  if (ep && ep->act == NNP_ACT_SIGMOID) { /* scalar expf: through a buffer */
+    float t[16];
+    for (int r = 0; r < mr; r++) {
+      _mm512_storeu_ps(t, acc[r]);
+      for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, t[j]);
+    }
+    return;
+  }
+  for (int r = 0; r < mr; r++) {
+    __m512 v = acc[r];
+    if (ep) {
+      if (ep->bias_kind == NNP_BIAS_ROW) v = _mm512_add_ps(v, _mm512_set1_ps(ep->bias[i0 + r]));
+      else if (ep->bias_kind == NNP_BIAS_COL) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->bias + j0));
+      if (ep->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->residual + (i0 + r) * ep->ld_res + j0));
+      v = act16(ep, v);
+    }
+    _mm512_mask_storeu_ps(c + r * ldc, m, v);
+  }
+}
+#else
+/* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                           int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  nnp_sgemm_tile_avx2(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
+}
+#endif
