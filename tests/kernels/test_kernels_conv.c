@@ -36,17 +36,19 @@ static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, cons
 static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_conv2d_desc d = {0};
   int kind = trial % 3; /* 0 depthwise, 1 pointwise, 2 general / grouped */
-  d.n = kt_int(1, 2);
+  d.n = kt_int(1, 3);
   d.kh = kind == 1 ? 1 : (trial % 2 ? 3 : 5);
   d.kw = kind == 1 ? 1 : (trial % 4 == 0 ? d.kh : kt_int(1, 4));
   d.sh = kind == 1 ? 1 : kt_int(1, 3);
   d.sw = kind == 1 ? 1 : kt_int(1, 2);
-  d.dh = kind == 2 && trial % 5 == 0 ? 2 : 1;
-  d.dw = kind == 2 && trial % 5 == 0 ? 2 : 1;
+  /* dilation: general convolutions, and depthwise ones (taps that straddle the padding) */
+  d.dh = (kind == 2 && trial % 5 == 0) || (kind == 0 && trial % 7 == 0) ? 2 : 1;
+  d.dw = (kind == 2 && trial % 5 == 0) || (kind == 0 && trial % 7 == 0) ? 2 : 1;
   d.ph = kind == 1 ? 0 : kt_int(0, d.kh / 2 + 1);
   d.pw = kind == 1 ? 0 : kt_int(0, d.kw / 2);
   d.h = kt_int((d.kh - 1) * d.dh + 1, 19);
-  d.w = kt_int((d.kw - 1) * d.dw + 1, 23);
+  /* depthwise: also rows wide enough for vectors with no tap in the padding */
+  d.w = kt_int((d.kw - 1) * d.dw + 1, kind == 0 && trial % 2 ? 61 : 23);
   if (kind == 1 && trial % 6 == 1) { /* P a multiple of 16: the 1x1 conv reads X in place as B */
     d.h = 2 * kt_int(1, 4);
     d.w = 8 * kt_int(1, 3);
