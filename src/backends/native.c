@@ -149,6 +149,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   snprintf(rep->note, sizeof rep->note, "kernels: %s%s%s%.120s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference",
            s->cache_dir[0] ? "; plan cache: " : "", s->cache_dir[0] ? outcome[s->loaded.outcome] : "",
            s->loaded.outcome == NNP_PLAN_CACHE_REBUILT ? s->loaded.reason : "");
+  if (nnp_plan_batch_lanes(s->plan) > 0) { /* engine/batch_lanes.h: the batch runs image by image */
+    size_t nl = strlen(rep->note);
+    snprintf(rep->note + nl, sizeof rep->note - nl, "; batch lanes: %d", nnp_plan_batch_lanes(s->plan));
+  }
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);
     snprintf(rep->note + nl, sizeof rep->note - nl, "; test-only delay of %g%% injected", s->delay_pct);
