@@ -52,6 +52,12 @@ typedef struct nnp_plan_options {
   bool memory_plan;  /* one arena, offsets from liveness; false: a buffer per value */
   bool fast_kernels; /* CPUID-selected optimised kernels; false: reference kernels only */
   int threads;       /* threads the kernels use (the caller's thread included); default 1 */
+  /* Batch > 1 on a per-sample graph: run it image by image on batch-1 plans, the images
+   * spread over the threads (engine/batch_lanes.h); false: layer at a time over the
+   * whole batch. Default true. With lanes, nnp_plan_run leaves the batch plan's
+   * intermediate values unwritten (only its inputs and outputs are used): a caller that
+   * reads intermediates (calibration) turns lanes off. */
+  bool batch_lanes;
 } nnp_plan_options;
 
 /* Graph passes (bits of nnp_plan_options.passes). */
@@ -119,6 +125,8 @@ const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p);
 const char *nnp_plan_step_kernel(const nnp_plan *p, int s);
 /* Threads the plan's kernels use (the caller's included). */
 int nnp_plan_threads(const nnp_plan *p);
+/* Batch lanes nnp_plan_run uses (engine/batch_lanes.h), 0 when it runs layer at a time. */
+int nnp_plan_batch_lanes(const nnp_plan *p);
 /* Bytes of buffers for non-constant intermediate values (each its own buffer). */
 size_t nnp_plan_activation_bytes(const nnp_plan *p);
 

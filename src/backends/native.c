@@ -70,7 +70,8 @@ static void native_unload(void *state) {
 }
 
 /* Backend options (comma-separated): passes=BITS (NNP_PASS_* mask, as nnperf bench writes
- * it from --passes), memory_plan=0|1, kernels=fast|reference, and the test-only
+ * it from --passes), memory_plan=0|1, batch_lanes=0|1 (engine/batch_lanes.h),
+ * kernels=fast|reference, and the test-only
  * delay_pct=P (each inference busy-waits P % of its own time: how tests show that
  * nnperf compare detects a known regression). Anything else is an error, so a typo
  * never silently measures the wrong configuration. */
@@ -87,6 +88,7 @@ static nnp_status native_options(const char *opts, nnp_plan_options *o, double *
       snprintf(cache_dir, cache_dir_size, "%.*s", (int)len - 10, p + 10);
       end = (char *)p + len;
     } else if (!strncmp(p, "memory_plan=", 12)) o->memory_plan = strtol(p + 12, &end, 10) != 0;
+    else if (!strncmp(p, "batch_lanes=", 12)) o->batch_lanes = strtol(p + 12, &end, 10) != 0;
     else if (!strncmp(p, "delay_pct=", 10)) {
       *delay_pct = strtod(p + 10, &end);
       if (end == p + len && (*delay_pct < 0 || *delay_pct > 1000))
@@ -98,7 +100,7 @@ static nnp_status native_options(const char *opts, nnp_plan_options *o, double *
       end = (char *)p + len;
     } else
       return nnp_error(NNP_ERR_INVALID,
-                       "native: unknown option '%.*s' (known: passes=, memory_plan=, kernels=fast|reference, cache_dir=, delay_pct=)",
+                       "native: unknown option '%.*s' (known: passes=, memory_plan=, batch_lanes=, kernels=fast|reference, cache_dir=, delay_pct=)",
                        (int)len, p);
     if (end != p + len) return nnp_error(NNP_ERR_INVALID, "native: bad value in option '%.*s'", (int)len, p);
     p += len + (e ? 1 : 0);
@@ -147,6 +149,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   snprintf(rep->note, sizeof rep->note, "kernels: %s%s%s%.120s", s->base.fast_kernels ? nnp_cpu_kernel_isa() : "reference",
            s->cache_dir[0] ? "; plan cache: " : "", s->cache_dir[0] ? outcome[s->loaded.outcome] : "",
            s->loaded.outcome == NNP_PLAN_CACHE_REBUILT ? s->loaded.reason : "");
+  if (nnp_plan_batch_lanes(s->plan) > 0) { /* engine/batch_lanes.h: the batch runs image by image */
+    size_t nl = strlen(rep->note);
+    snprintf(rep->note + nl, sizeof rep->note - nl, "; batch lanes: %d", nnp_plan_batch_lanes(s->plan));
+  }
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);
     snprintf(rep->note + nl, sizeof rep->note - nl, "; test-only delay of %g%% injected", s->delay_pct);

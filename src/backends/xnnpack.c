@@ -654,6 +654,7 @@ static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_
   double t1 = now_s();
   nnp_plan_options_default(&b->po);
   b->po.passes = 0; /* node for node as in the file: the translation sees the model itself */
+  b->po.batch_lanes = false; /* the plan is only a shape oracle: no batch-1 lane plans */
   b->po.n_shapes = cfg->n_shapes;
   memcpy(b->po.shapes, cfg->shapes, sizeof b->po.shapes);
   if (st == NNP_OK && cfg->threads > 1) {

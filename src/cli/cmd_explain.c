@@ -33,13 +33,19 @@ static void r_naive(nnp_plan_options *o, int t) {
   o->memory_plan = false;
   o->fast_kernels = false;
   o->threads = 1;
+  o->batch_lanes = false;
 }
 static void r_fold(nnp_plan_options *o, int t) { (void)t; o->passes |= FOLDING; }
 static void r_fuse(nnp_plan_options *o, int t) { (void)t; o->passes |= FUSION; }
 static void r_mem(nnp_plan_options *o, int t) { (void)t; o->memory_plan = true; }
 static void r_fast(nnp_plan_options *o, int t) { (void)t; o->fast_kernels = true; }
 static void r_blocked(nnp_plan_options *o, int t) { (void)t; o->passes |= NNP_PASS_BLOCKED_LAYOUT; }
-static void r_threads(nnp_plan_options *o, int t) { o->threads = t; }
+/* threads: each layer split across them at batch 1, whole images per thread (batch
+ * lanes, engine/batch_lanes.h) at batch > 1 */
+static void r_threads(nnp_plan_options *o, int t) {
+  o->threads = t;
+  o->batch_lanes = true;
+}
 
 static const rung rungs[] = {
     {"naive", true, r_naive},

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/batch_lanes.h"
 #include "engine/memory_plan.h"
 #include "engine/op_eval.h"
 #include "nnperf/alloc.h"
@@ -56,6 +57,7 @@ struct nnp_plan {
   nnp_plan_memory mem;
   nnp_threadpool *pool; /* NULL when the plan runs on one thread */
   bool fast_kernels;
+  nnp_batch_lanes *lanes; /* batch > 1 run image by image (NULL: layer at a time) */
 };
 
 void nnp_plan_options_default(nnp_plan_options *o) {
@@ -65,12 +67,14 @@ void nnp_plan_options_default(nnp_plan_options *o) {
   o->memory_plan = true;
   o->fast_kernels = true;
   o->threads = 1;
+  o->batch_lanes = true;
 }
 
 static nnp_status oom(void) { return nnp_error(NNP_ERR_NOMEM, "out of memory while compiling the plan"); }
 
 void nnp_plan_destroy(nnp_plan *p) {
   if (!p) return;
+  nnp_batch_lanes_destroy(p->lanes);
   if (p->values)
     for (int v = 0; v < p->g->n_values; v++)
       if (p->values[v].owns) nnp_tensor_free(&p->values[v].t);
@@ -421,6 +425,18 @@ fail:
   return s;
 }
 
+/* Batch lanes (engine/batch_lanes.h) when asked for: lane plans compile from the graph
+ * and options p came from, with batch 1 and one thread each. */
+static nnp_status add_lanes(nnp_plan **pp, const nnp_graph *src, const nnp_plan_options *opt) {
+  if (!opt->batch_lanes) return NNP_OK;
+  nnp_status s = nnp_batch_lanes_create(*pp, src, opt, &(*pp)->lanes);
+  if (s != NNP_OK) {
+    nnp_plan_destroy(*pp);
+    *pp = NULL;
+  }
+  return s;
+}
+
 /* Graph passes run on a clone: the caller's graph stays as it is. The passes read
  * shapes and types from a plan of the unrewritten graph (compiled without passes and
  * without a memory plan, then dropped), so fusions depending on them are exact. */
@@ -432,7 +448,10 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
   }
   *out = NULL;
   NNP_TRY(check_ops(g));
-  if (!(opt->passes & NNP_PASS_ALL)) return compile_graph(g, opt, false, out);
+  if (!(opt->passes & NNP_PASS_ALL)) {
+    NNP_TRY(compile_graph(g, opt, false, out));
+    return add_lanes(out, g, opt);
+  }
   nnp_plan_options plain = *opt;
   plain.passes = 0;
   plain.memory_plan = false;
@@ -450,7 +469,7 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
   }
   (*out)->owned_graph = clone;
   (*out)->user_graph = g;
-  return NNP_OK;
+  return add_lanes(out, g, opt);
 }
 
 /* One step: the single place a step's kernel is called (the optimised-kernel dispatch
@@ -467,6 +486,7 @@ nnp_status nnp_plan_run_step(nnp_plan *p, int i) {
 }
 
 nnp_status nnp_plan_run(nnp_plan *p) {
+  if (p->lanes) return nnp_batch_lanes_run(p->lanes, p, p->pool);
   for (int i = 0; i < p->n_steps; i++) NNP_TRY(nnp_plan_run_step(p, i));
   return NNP_OK;
 }
@@ -518,6 +538,7 @@ const char *nnp_plan_step_kernel(const nnp_plan *p, int s) {
   return p->steps[s].fast.run ? p->steps[s].fast.name : "reference";
 }
 int nnp_plan_threads(const nnp_plan *p) { return nnp_threadpool_threads(p->pool); }
+int nnp_plan_batch_lanes(const nnp_plan *p) { return nnp_batch_lanes_count(p->lanes); }
 
 const nnp_plan_memory *nnp_plan_memory_stats(const nnp_plan *p) { return &p->mem; }
 

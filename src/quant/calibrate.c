@@ -294,12 +294,13 @@ nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calib
     }
   }
   /* No graph passes (names and values stay the model's own: a fused Conv+Relu would hide
-   * the Conv's output) and one buffer per value, so every value is still there after
-   * the run. */
+   * the Conv's output), one buffer per value and no batch lanes, so every value is still
+   * there after the run. */
   nnp_plan_options po;
   nnp_plan_options_default(&po);
   po.passes = 0;
   po.memory_plan = false;
+  po.batch_lanes = false; /* lanes would leave the batch plan's intermediates unwritten */
   nnp_plan *plan = NULL;
   nnp_status s = nnp_plan_compile(g, &po, &plan);
   for (int it = 0; s == NNP_OK && it < set->n; it++) {

@@ -1,9 +1,12 @@
 /* A fixed pool of worker threads for data-parallel kernels.
  *
- * nnp_threadpool_run splits [0, n) into one contiguous range per thread (static
- * partitioning: the same split every run, so results never depend on timing) and the
- * calling thread computes the first range itself, so a pool of n threads starts n - 1
- * workers. A NULL pool, or a pool of one thread, runs fn(ctx, 0, n) on the caller. */
+ * nnp_threadpool_run splits [0, n) into nnp_threadpool_chunks(tp, n) contiguous chunks
+ * (static partitioning: the same cut every run) and the threads, the calling one
+ * included (a pool of n threads starts n - 1 workers), claim chunks until none is left,
+ * so a thread that is late (descheduled, waking up) holds nobody up. fn must compute
+ * each index of its range from that index alone, so results never depend on which
+ * thread ran which chunk. A NULL pool, or a pool of one thread, runs fn(ctx, 0, n) on
+ * the caller. */
 #ifndef NNP_UTIL_THREADPOOL_H
 #define NNP_UTIL_THREADPOOL_H
 
@@ -21,5 +24,7 @@ int nnp_threadpool_threads(const nnp_threadpool *tp);
 /* Runs fn over [0, n) split across the threads; returns when every range is done.
  * Not reentrant: one run at a time per pool. */
 void nnp_threadpool_run(nnp_threadpool *tp, nnp_range_fn fn, void *ctx, int64_t n);
+/* Chunks a run over n is cut into: min(n, 4 per thread), 1 without workers. */
+int nnp_threadpool_chunks(const nnp_threadpool *tp, int64_t n);
 
 #endif

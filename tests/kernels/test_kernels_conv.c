@@ -91,17 +91,24 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
 static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_conv2d_desc d = {0};
   int kind = trial % 3; /* 0 depthwise, 1 pointwise, 2 general / grouped */
-  d.n = kt_int(1, 2);
+  d.n = kt_int(1, 3);
   d.kh = kind == 1 ? 1 : (trial % 2 ? 3 : 5);
   d.kw = kind == 1 ? 1 : (trial % 4 == 0 ? d.kh : kt_int(1, 4));
   d.sh = kind == 1 ? 1 : kt_int(1, 3);
   d.sw = kind == 1 ? 1 : kt_int(1, 2);
-  d.dh = kind == 2 && trial % 5 == 0 ? 2 : 1;
-  d.dw = kind == 2 && trial % 5 == 0 ? 2 : 1;
+  if (kind == 0 && trial % 4 == 0) d.sh = d.sw; /* square 3x3 / 5x5, stride 1 or 2: the compiled-for-size paths */
+  /* dilation: general convolutions, and depthwise ones (taps that straddle the padding) */
+  d.dh = (kind == 2 && trial % 5 == 0) || (kind == 0 && trial % 7 == 0) ? 2 : 1;
+  d.dw = (kind == 2 && trial % 5 == 0) || (kind == 0 && trial % 7 == 0) ? 2 : 1;
   d.ph = kind == 1 ? 0 : kt_int(0, d.kh / 2 + 1);
   d.pw = kind == 1 ? 0 : kt_int(0, d.kw / 2);
   d.h = kt_int((d.kh - 1) * d.dh + 1, 19);
-  d.w = kt_int((d.kw - 1) * d.dw + 1, 23);
+  /* depthwise: also rows wide enough for vectors with no tap in the padding */
+  d.w = kt_int((d.kw - 1) * d.dw + 1, kind == 0 && trial % 2 ? 61 : 23);
+  if (kind == 0 && trial % 6 == 3) { /* planes over 16 KiB (wide rows, many whole vectors) */
+    d.h = kt_int(34, 48);
+    d.w = kt_int(100, 130);
+  }
   if (kind == 1 && trial % 6 == 1) { /* P a multiple of 16: the 1x1 conv reads X in place as B */
     d.h = 2 * kt_int(1, 4);
     d.w = 8 * kt_int(1, 3);
@@ -123,7 +130,7 @@ int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
-  for (int trial = 0; trial < 300; trial++) one_case(trial, pools);
+  for (int trial = 0; trial < 400; trial++) one_case(trial, pools);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
