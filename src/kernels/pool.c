@@ -6,8 +6,8 @@
 typedef struct pool_job {
   const nnp_pool2d_desc *d;
   int64_t hw;
-  const float *x;
-  float *y;
+  const void *x; /* float, or uint8_t for the uint8 MaxPool */
+  void *y;
 } pool_job;
 
 /* Valid taps [lo, hi) of output o along an axis: 0 <= o*s - p + k < n. */
@@ -17,48 +17,58 @@ static void taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t 
   *hi = start + k > n ? n - start : k;
 }
 
-static void maxpool_range(void *p, int64_t b, int64_t e) {
-  const pool_job *j = p;
-  const nnp_pool2d_desc *d = j->d;
-  for (int64_t pl = b; pl < e; pl++) {
-    const float *xp = j->x + pl * d->h * d->w;
-    float *yp = j->y + pl * d->oh * d->ow;
-    for (int64_t oh = 0; oh < d->oh; oh++) {
-      int64_t h0, h1;
-      taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
-      const int64_t ihs = oh * d->sh - d->ph;
-      for (int64_t ow = 0; ow < d->ow; ow++) {
-        int64_t w0, w1;
-        taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
-        const int64_t iws = ow * d->sw - d->pw;
-        float best = -INFINITY;
-        bool first = true;
-        for (int64_t kh = h0; kh < h1; kh++) {
-          const float *row = xp + (ihs + kh) * d->w + iws;
-          for (int64_t kw = w0; kw < w1; kw++)
-            if (first || row[kw] > best) {
-              best = row[kw];
-              first = false;
-            }
-        }
-        yp[oh * d->ow + ow] = best;
-      }
-    }
+/* One body for float and uint8 (max commutes with a monotone quantization, so an INT8
+ * graph pools its uint8 tensors directly); T the element, LOWEST its identity. */
+#define MAXPOOL_RANGE(NAME, T, LOWEST)                                          \
+  static void NAME(void *p, int64_t b, int64_t e) {                             \
+    const pool_job *j = p;                                                      \
+    const nnp_pool2d_desc *d = j->d;                                            \
+    for (int64_t pl = b; pl < e; pl++) {                                        \
+      const T *xp = (const T *)j->x + pl * d->h * d->w;                         \
+      T *yp = (T *)j->y + pl * d->oh * d->ow;                                   \
+      for (int64_t oh = 0; oh < d->oh; oh++) {                                  \
+        int64_t h0, h1;                                                         \
+        taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);                          \
+        const int64_t ihs = oh * d->sh - d->ph;                                 \
+        for (int64_t ow = 0; ow < d->ow; ow++) {                                \
+          int64_t w0, w1;                                                       \
+          taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);                        \
+          const int64_t iws = ow * d->sw - d->pw;                               \
+          T best = LOWEST;                                                      \
+          bool first = true;                                                    \
+          for (int64_t kh = h0; kh < h1; kh++) {                                \
+            const T *row = xp + (ihs + kh) * d->w + iws;                        \
+            for (int64_t kw = w0; kw < w1; kw++)                                \
+              if (first || row[kw] > best) {                                    \
+                best = row[kw];                                                 \
+                first = false;                                                  \
+              }                                                                 \
+          }                                                                     \
+          yp[oh * d->ow + ow] = best;                                           \
+        }                                                                       \
+      }                                                                         \
+    }                                                                           \
   }
-}
+MAXPOOL_RANGE(maxpool_range, float, -INFINITY)
+MAXPOOL_RANGE(maxpool_range_u8, uint8_t, 0)
 
 void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
   pool_job j = {.d = d, .x = x, .y = y};
   nnp_threadpool_run(tp, maxpool_range, &j, d->planes);
 }
 
+void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp) {
+  pool_job j = {.d = d, .x = x, .y = y};
+  nnp_threadpool_run(tp, maxpool_range_u8, &j, d->planes);
+}
+
 static void gap_range(void *p, int64_t b, int64_t e) {
   const pool_job *j = p;
   for (int64_t pl = b; pl < e; pl++) {
-    const float *xp = j->x + pl * j->hw;
+    const float *xp = (const float *)j->x + pl * j->hw;
     double acc = 0;
     for (int64_t i = 0; i < j->hw; i++) acc += (double)xp[i];
-    j->y[pl] = (float)(acc / (double)j->hw);
+    ((float *)j->y)[pl] = (float)(acc / (double)j->hw);
   }
 }
 

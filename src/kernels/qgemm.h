@@ -66,6 +66,11 @@ void nnp_qgemm_tile_generic(int64_t K2, const int16_t *a, const int16_t *b, uint
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                          const nnp_qepilogue *ep, int64_t i0);
 
+/* im2col helper of QLinearConv (ops/fast_qconv.c), AVX2 only: 16 consecutive uint8 of
+ * every channel pair (x + ch*plane, x + (ch+1)*plane) minus zp, interleaved as the pair
+ * rows of a packed B panel: dst[(ch/2)*NR*2 + c*2 + (ch&1)]. C even. */
+void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst);
+
 /* The scalar requantize both tiles use for partial tiles (and the reference of tests). */
 static inline uint8_t nnp_qrequant(int32_t acc, const nnp_qepilogue *ep, int64_t i) {
   int32_t s = acc + (ep->bias ? ep->bias[i] : 0);

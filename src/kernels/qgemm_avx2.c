@@ -62,8 +62,27 @@ void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
   for (int r = 0; r < mr; r++)
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(tmp[r][j], ep, i0 + r);
 }
+
+void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
+  const __m256i z = _mm256_set1_epi16(zp);
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2) {
+    __m256i a = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x + ch * plane))), z);
+    __m256i b = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x + (ch + 1) * plane))), z);
+    /* per 128-bit lane: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15, as (a, b) pairs */
+    __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+    _mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+}
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      dst[c * 2] = (int16_t)(x[ch * plane + c] - zp);
+      dst[c * 2 + 1] = (int16_t)(x[(ch + 1) * plane + c] - zp);
+    }
+}
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                          const nnp_qepilogue *ep, int64_t i0) {
   nnp_qgemm_tile_generic(K2, a, b, c, ldc, mr, nr, ep, i0);

@@ -1,4 +1,4 @@
-/* MaxPool (2-D, float32, no indices output, no dilation, explicit or VALID padding) and
+/* MaxPool (2-D, float32 or uint8, no indices output, no dilation, explicit or VALID padding) and
  * GlobalAveragePool (float32) -> kernels/pool.h. Everything else stays reference. */
 #include <string.h>
 
@@ -18,6 +18,7 @@ static void fast_pool_destroy(void *p) { nnp_free(p); }
 static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
   const fast_pool *f = p;
   if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  else if (ctx->in[0]->dtype == NNP_U8) nnp_maxpool2d_u8(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   return NNP_OK;
 }
@@ -37,7 +38,8 @@ static nnp_status make(const nnp_pool2d_desc *d, bool global, const char *name, 
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
-  if (x->dtype != NNP_F32 || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  bool u8 = x->dtype == NNP_U8 && !strcmp(ctx->node->op_type, "MaxPool");
+  if ((x->dtype != NNP_F32 && !u8) || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
   nnp_pool2d_desc d = {0};
   if (!strcmp(ctx->node->op_type, "GlobalAveragePool")) {
     if (x->rank < 3) return NNP_OK;
@@ -52,19 +54,20 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
   d.kh = v[0];
   d.kw = v[1];
+  /* nnp_attr_ints answers -1 for an absent attribute */
   int nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  if (nv != 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
   nv = nnp_attr_ints(ctx->node, "strides", &v);
-  if (nv != 0 && nv != 2) return NNP_OK;
-  d.sh = nv ? v[0] : 1;
-  d.sw = nv ? v[1] : 1;
+  if (nv > 0 && nv != 2) return NNP_OK;
+  d.sh = nv > 0 ? v[0] : 1;
+  d.sw = nv > 0 ? v[1] : 1;
   nnp_auto_pad mode;
   NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
   if (mode == NNP_AUTO_PAD_NOTSET) {
     nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv != 0 && nv != 4) return NNP_OK;
-    d.ph = nv ? v[0] : 0;
-    d.pw = nv ? v[1] : 0;
+    if (nv > 0 && nv != 4) return NNP_OK;
+    d.ph = nv > 0 ? v[0] : 0;
+    d.pw = nv > 0 ? v[1] : 0;
   } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
   if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
   d.planes = x->dims[0] * x->dims[1];
@@ -72,5 +75,5 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   d.w = x->dims[3];
   d.oh = y->dims[2];
   d.ow = y->dims[3];
-  return make(&d, false, "pool.max2d", out);
+  return make(&d, false, u8 ? "pool.max2d.u8" : "pool.max2d", out);
 }

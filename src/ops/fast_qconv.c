@@ -1,8 +1,9 @@
 /* QLinearConv -> kernels/qgemm.h: uint8 activations x int8 weights, 2-D, group 1, with
  * constant weights, scales and zero points (what nnperf's QDQ export and the fuse-qdq
- * pass produce). Weights are packed once with their per-channel zero points subtracted;
- * each run writes im2col straight into the packed-B layout with x's zero point
- * subtracted (padding becomes 0, i.e. the zero point), then one INT8 GEMM per image
+ * pass produce). Weights are packed once with their per-channel zero points subtracted
+ * and K reordered channel-innermost; each run writes im2col straight into the packed-B
+ * layout with x's zero point subtracted (padding becomes 0, i.e. the zero point), then
+ * one INT8 GEMM per image
  * writes uint8 Y with the requantize epilogue. Anything else (int8 activations, groups,
  * run-time scales) declines to the reference kernel in ops/quant.c. */
 #include <string.h>
@@ -41,15 +42,18 @@ typedef struct im2col_job {
   int16_t *bp;
 } im2col_job;
 
-/* Column panels [q0, q1) of the packed B: B(k, n) = x(c, oy*sh - ph + ky*dh, ...) - xzp.
- * Loop order: for each tap (ky, kx) the 16 columns' offsets into a channel plane and
- * their padding mask are computed once, then reused for every channel (k = ch*kh*kw +
- * tap), so the inner loop is a load, a subtraction and a store. */
+/* Column panels [q0, q1) of the packed B. K runs channel-innermost, k = tap*C + ch (the
+ * weights are permuted to match at prepare), so a k pair (k, k+1) is two channels under
+ * one tap when C is even: the 16 columns' offsets into a channel plane and their padding
+ * mask are computed once per tap and serve every channel pair, and where the 16 inputs
+ * are consecutive in one row (stride 1, no padding) the AVX2 path widens, shifts and
+ * interleaves two channels' 16 bytes at once. B(k, n) = x(ch, oy*sh - ph + ky*dh, ...) -
+ * xzp; padding is 0 (the zero point). */
 static void im2col_range(void *p, int64_t q0, int64_t q1) {
   const im2col_job *j = p;
   const fast_qconv *f = j->f;
   const nnp_conv2d_desc *d = &f->d;
-  int64_t K2 = (f->K + 1) / 2, khw = d->kh * d->kw, plane = d->h * d->w;
+  int64_t K2 = (f->K + 1) / 2, khw = d->kh * d->kw, plane = d->h * d->w, C = d->c;
   const int16_t zp = (int16_t)f->xzp;
   for (int64_t q = q0; q < q1; q++) {
     int16_t *panel = j->bp + q * NNP_QGEMM_NR * 2 * K2;
@@ -68,21 +72,36 @@ static void im2col_range(void *p, int64_t q0, int64_t q1) {
     for (int64_t tap = 0; tap < khw; tap++) {
       int64_t dy = (tap / d->kw) * d->dh, dx = (tap % d->kw) * d->dw;
       int64_t off[NNP_QGEMM_NR];
-      bool in[NNP_QGEMM_NR], all = nc == NNP_QGEMM_NR;
+      bool in[NNP_QGEMM_NR], all = nc == NNP_QGEMM_NR, contig;
       for (int c = 0; c < NNP_QGEMM_NR; c++) {
         int64_t iy = iy0[c] + dy, ix = ix0[c] + dx;
         in[c] = c < nc && iy >= 0 && iy < d->h && ix >= 0 && ix < d->w;
         off[c] = in[c] ? iy * d->w + ix : 0;
         all = all && in[c];
       }
-      for (int64_t ch = 0; ch < d->c; ch++) {
-        int64_t k = ch * khw + tap;
+      contig = all;
+      for (int c = 1; c < NNP_QGEMM_NR; c++) contig = contig && off[c] == off[0] + c;
+      int64_t kb = tap * C;
+      if (!(C & 1)) {
+        int16_t *row = panel + (kb >> 1) * NNP_QGEMM_NR * 2;
+        if (contig && !f->generic) {
+          nnp_qim2col_pairs_avx2(j->x + off[0], plane, C, zp, row);
+          continue;
+        }
+        for (int64_t ch = 0; ch < C; ch += 2, row += NNP_QGEMM_NR * 2) {
+          const uint8_t *s0 = j->x + ch * plane, *s1 = s0 + plane;
+          for (int c = 0; c < NNP_QGEMM_NR; c++) {
+            row[c * 2] = in[c] ? (int16_t)(s0[off[c]] - zp) : 0;
+            row[c * 2 + 1] = in[c] ? (int16_t)(s1[off[c]] - zp) : 0;
+          }
+        }
+        continue;
+      }
+      for (int64_t ch = 0; ch < C; ch++) { /* odd C: pairs straddle taps */
+        int64_t k = kb + ch;
         int16_t *row = panel + (k >> 1) * NNP_QGEMM_NR * 2 + (k & 1);
         const uint8_t *src = j->x + ch * plane;
-        if (all)
-          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = (int16_t)(src[off[c]] - zp);
-        else
-          for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = in[c] ? (int16_t)(src[off[c]] - zp) : 0;
+        for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = in[c] ? (int16_t)(src[off[c]] - zp) : 0;
       }
     }
   }
@@ -149,7 +168,7 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
     if (nv == 4) {
       d.ph = v[0];
       d.pw = v[1];
-    } else if (nv != 0) return NNP_OK;
+    } else if (nv > 0) return NNP_OK; /* -1: absent */
   }
   if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || w->dims[1] != d.c) return NNP_OK;
@@ -179,7 +198,20 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
     wzp[m] = ((const int8_t *)wz->data)[wz_per ? m : 0];
   }
   if (b) memcpy(f->bias, b->data, (size_t)M * sizeof(int32_t));
-  nnp_qgemm_pack_a(M, f->K, w->data, f->K, wzp, f->apack);
+  /* K channel-innermost (k = tap*C + ch), as im2col_range writes B */
+  int8_t *wt = nnp_malloc((size_t)(M * f->K));
+  if (!wt) {
+    nnp_free(wzp);
+    fast_qconv_destroy(f);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  }
+  const int8_t *wv = w->data;
+  int64_t khw = d.kh * d.kw;
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t ch = 0; ch < d.c; ch++)
+      for (int64_t tap = 0; tap < khw; tap++) wt[m * f->K + tap * d.c + ch] = wv[m * f->K + ch * khw + tap];
+  nnp_qgemm_pack_a(M, f->K, wt, f->K, wzp, f->apack);
+  nnp_free(wt);
   nnp_free(wzp);
   f->ep = (nnp_qepilogue){.bias = f->bias, .mult = f->mult, .zp = ((const uint8_t *)yz->data)[0], .qmin = 0,
                           .qmax = 255};
