@@ -68,8 +68,13 @@ void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
 
 /* im2col helper of QLinearConv (ops/fast_qconv.c), AVX2 only: 16 consecutive uint8 of
  * every channel pair (x + ch*plane, x + (ch+1)*plane) minus zp, interleaved as the pair
- * rows of a packed B panel: dst[(ch/2)*NR*2 + c*2 + (ch&1)]. C even. */
+ * rows of a packed B panel: dst[(ch/2)*NR*2 + c*2 + (ch&1)]. An odd C's last pair
+ * repeats channel C-1 (the phantom channel, whose weights are 0). */
 void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst);
+/* The same for 16 arbitrary columns: x[ch*plane + off[c]] where in[c], else the zero
+ * point (padding), gathered bytewise and then shifted and interleaved as above. */
+void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
+                                   uint8_t zp, int16_t *dst);
 
 /* The scalar requantize both tiles use for partial tiles (and the reference of tests). */
 static inline uint8_t nnp_qrequant(int32_t acc, const nnp_qepilogue *ep, int64_t i) {

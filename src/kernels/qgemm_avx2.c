@@ -63,24 +63,55 @@ void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(tmp[r][j], ep, i0 + r);
 }
 
+/* 16 bytes of channel k and of channel k+1 -> one pair row: (a - zp, b - zp) per column. */
+static inline void pair_row(__m128i a8, __m128i b8, __m256i z, int16_t *dst) {
+  __m256i a = _mm256_sub_epi16(_mm256_cvtepu8_epi16(a8), z), b = _mm256_sub_epi16(_mm256_cvtepu8_epi16(b8), z);
+  /* per 128-bit lane: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15, as (a, b) pairs */
+  __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+  _mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(lo, hi, 0x20));
+  _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
 void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
   const __m256i z = _mm256_set1_epi16(zp);
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    pair_row(_mm_loadu_si128((const __m128i *)(x + ch * plane)),
+             _mm_loadu_si128((const __m128i *)(x + (ch + 1 < C ? ch + 1 : ch) * plane)), z, dst);
+}
+
+void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
+                                   uint8_t zp, int16_t *dst) {
+  const __m256i z = _mm256_set1_epi16(zp);
+  uint8_t keep[16];
+  for (int c = 0; c < 16; c++) keep[c] = in[c] ? 0xff : 0;
+  /* padding columns read offset 0 (in bounds) and are then replaced by the zero point */
+  const __m128i mask = _mm_loadu_si128((const __m128i *)keep), zb = _mm_set1_epi8((char)zp);
   for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2) {
-    __m256i a = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x + ch * plane))), z);
-    __m256i b = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x + (ch + 1) * plane))), z);
-    /* per 128-bit lane: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15, as (a, b) pairs */
-    __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
-    _mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+    const uint8_t *s0 = x + ch * plane, *s1 = ch + 1 < C ? s0 + plane : s0;
+    uint8_t t0[16], t1[16];
+    for (int c = 0; c < 16; c++) {
+      t0[c] = s0[off[c]];
+      t1[c] = s1[off[c]];
+    }
+    pair_row(_mm_blendv_epi8(zb, _mm_loadu_si128((const __m128i *)t0), mask),
+             _mm_blendv_epi8(zb, _mm_loadu_si128((const __m128i *)t1), mask), z, dst);
   }
 }
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
+                                   uint8_t zp, int16_t *dst) {
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      dst[c * 2] = in[c] ? (int16_t)(x[ch * plane + off[c]] - zp) : 0;
+      dst[c * 2 + 1] = in[c] ? (int16_t)(x[(ch + 1 < C ? ch + 1 : ch) * plane + off[c]] - zp) : 0;
+    }
+}
 void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
   for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
     for (int c = 0; c < NNP_QGEMM_NR; c++) {
       dst[c * 2] = (int16_t)(x[ch * plane + c] - zp);
-      dst[c * 2 + 1] = (int16_t)(x[(ch + 1) * plane + c] - zp);
+      dst[c * 2 + 1] = (int16_t)(x[(ch + 1 < C ? ch + 1 : ch) * plane + c] - zp);
     }
 }
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,

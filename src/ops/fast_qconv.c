@@ -18,7 +18,8 @@
 
 typedef struct fast_qconv {
   nnp_conv2d_desc d;
-  int64_t K, N; /* GEMM: M = d.m rows (output channels), K = c*kh*kw, N = oh*ow */
+  int64_t cp;   /* channels rounded up to even: an odd C gets a phantom channel of zero weights */
+  int64_t K, N; /* GEMM: M = d.m rows (output channels), K = cp*kh*kw, N = oh*ow */
   int16_t *apack;
   float *mult;
   int32_t *bias; /* NULL: none */
@@ -44,10 +45,10 @@ typedef struct im2col_job {
 
 /* Column panels [q0, q1) of the packed B. K runs channel-innermost, k = tap*C + ch (the
  * weights are permuted to match at prepare), so a k pair (k, k+1) is two channels under
- * one tap when C is even: the 16 columns' offsets into a channel plane and their padding
+ * one tap (an odd C is padded with a phantom channel whose weights are 0): the 16 columns' offsets into a channel plane and their padding
  * mask are computed once per tap and serve every channel pair, and where the 16 inputs
  * are consecutive in one row (stride 1, no padding) the AVX2 path widens, shifts and
- * interleaves two channels' 16 bytes at once. B(k, n) = x(ch, oy*sh - ph + ky*dh, ...) -
+ * interleaves two channels' 16 bytes at once (elsewhere it gathers the 16 bytes first). B(k, n) = x(ch, oy*sh - ph + ky*dh, ...) -
  * xzp; padding is 0 (the zero point). */
 static void im2col_range(void *p, int64_t q0, int64_t q1) {
   const im2col_job *j = p;
@@ -81,27 +82,18 @@ static void im2col_range(void *p, int64_t q0, int64_t q1) {
       }
       contig = all;
       for (int c = 1; c < NNP_QGEMM_NR; c++) contig = contig && off[c] == off[0] + c;
-      int64_t kb = tap * C;
-      if (!(C & 1)) {
-        int16_t *row = panel + (kb >> 1) * NNP_QGEMM_NR * 2;
-        if (contig && !f->generic) {
-          nnp_qim2col_pairs_avx2(j->x + off[0], plane, C, zp, row);
-          continue;
-        }
-        for (int64_t ch = 0; ch < C; ch += 2, row += NNP_QGEMM_NR * 2) {
-          const uint8_t *s0 = j->x + ch * plane, *s1 = s0 + plane;
-          for (int c = 0; c < NNP_QGEMM_NR; c++) {
-            row[c * 2] = in[c] ? (int16_t)(s0[off[c]] - zp) : 0;
-            row[c * 2 + 1] = in[c] ? (int16_t)(s1[off[c]] - zp) : 0;
-          }
-        }
+      int16_t *row = panel + (tap * f->cp >> 1) * NNP_QGEMM_NR * 2;
+      if (!f->generic) {
+        if (contig) nnp_qim2col_pairs_avx2(j->x + off[0], plane, C, zp, row);
+        else nnp_qim2col_pairs_gather_avx2(j->x, plane, C, off, in, (uint8_t)f->xzp, row);
         continue;
       }
-      for (int64_t ch = 0; ch < C; ch++) { /* odd C: pairs straddle taps */
-        int64_t k = kb + ch;
-        int16_t *row = panel + (k >> 1) * NNP_QGEMM_NR * 2 + (k & 1);
-        const uint8_t *src = j->x + ch * plane;
-        for (int c = 0; c < NNP_QGEMM_NR; c++) row[c * 2] = in[c] ? (int16_t)(src[off[c]] - zp) : 0;
+      for (int64_t ch = 0; ch < C; ch += 2, row += NNP_QGEMM_NR * 2) {
+        const uint8_t *s0 = j->x + ch * plane, *s1 = ch + 1 < C ? s0 + plane : s0; /* phantom: any value */
+        for (int c = 0; c < NNP_QGEMM_NR; c++) {
+          row[c * 2] = in[c] ? (int16_t)(s0[off[c]] - zp) : 0;
+          row[c * 2 + 1] = in[c] ? (int16_t)(s1[off[c]] - zp) : 0;
+        }
       }
     }
   }
@@ -176,7 +168,8 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   fast_qconv *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
   f->d = d;
-  f->K = d.c * d.kh * d.kw;
+  f->cp = (d.c + 1) & ~(int64_t)1;
+  f->K = f->cp * d.kh * d.kw;
   f->N = d.oh * d.ow;
   f->generic = generic || !nnp_cpu_has_avx2_fma();
   f->xzp = ((const uint8_t *)xz->data)[0];
@@ -200,16 +193,17 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   if (b) memcpy(f->bias, b->data, (size_t)M * sizeof(int32_t));
   /* K channel-innermost (k = tap*C + ch), as im2col_range writes B */
   int8_t *wt = nnp_malloc((size_t)(M * f->K));
+  int64_t khw = d.kh * d.kw, K0 = d.c * khw;
   if (!wt) {
     nnp_free(wzp);
     fast_qconv_destroy(f);
     return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
   }
   const int8_t *wv = w->data;
-  int64_t khw = d.kh * d.kw;
   for (int64_t m = 0; m < M; m++)
-    for (int64_t ch = 0; ch < d.c; ch++)
-      for (int64_t tap = 0; tap < khw; tap++) wt[m * f->K + tap * d.c + ch] = wv[m * f->K + ch * khw + tap];
+    for (int64_t ch = 0; ch < f->cp; ch++) /* the phantom channel's weight is the zero point: 0 once packed */
+      for (int64_t tap = 0; tap < khw; tap++)
+        wt[m * f->K + tap * f->cp + ch] = ch < d.c ? wv[m * K0 + ch * khw + tap] : (int8_t)wzp[m];
   nnp_qgemm_pack_a(M, f->K, wt, f->K, wzp, f->apack);
   nnp_free(wt);
   nnp_free(wzp);
