@@ -31,6 +31,10 @@ static void detect(nnp_cpu_features *f) {
   f->avx2 = (b >> 5) & 1;
   f->fma = fma;
   f->avx512f = zmm && ((b >> 16) & 1);
+  f->avx512bw = f->avx512f && ((b >> 30) & 1);
+  f->avx512vl = f->avx512f && ((b >> 31) & 1);
+  f->avx512vnni = f->avx512f && ((c >> 11) & 1);
+  if (env && strcmp(env, "avx2") == 0) f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = false;
 #endif
 }
 
@@ -48,6 +52,11 @@ const nnp_cpu_features *nnp_cpu_get(void) {
 bool nnp_cpu_has_avx2_fma(void) {
   const nnp_cpu_features *f = nnp_cpu_get();
   return f->avx2 && f->fma;
+}
+
+bool nnp_cpu_has_avx512_vnni(void) {
+  const nnp_cpu_features *f = nnp_cpu_get();
+  return f->avx2 && f->fma && f->avx512vl && f->avx512vnni;
 }
 
 const char *nnp_cpu_kernel_isa(void) {

@@ -3,7 +3,8 @@
  * Detected once with cpuid and xgetbv (the OS must save the YMM/ZMM state, not only the
  * CPU support the instructions). NNP_CPU_FEATURES=generic in the environment forces the
  * portable C kernels, e.g. to measure what the vector kernels bring or to rule them out
- * when hunting a numerical difference. */
+ * when hunting a numerical difference; NNP_CPU_FEATURES=avx2 hides AVX-512 (the AVX2
+ * kernels run, as on a CPU without it). */
 #ifndef NNP_KERNELS_CPU_H
 #define NNP_KERNELS_CPU_H
 
@@ -11,6 +12,7 @@
 
 typedef struct nnp_cpu_features {
   bool avx2, fma, avx512f;
+  bool avx512vl, avx512bw, avx512vnni; /* the INT8 GEMM's VNNI tile (kernels/qgemm.h) */
   bool forced_generic; /* NNP_CPU_FEATURES=generic */
 } nnp_cpu_features;
 
@@ -18,6 +20,8 @@ typedef struct nnp_cpu_features {
 const nnp_cpu_features *nnp_cpu_get(void);
 /* AVX2 + FMA kernels usable. */
 bool nnp_cpu_has_avx2_fma(void);
+/* AVX-512 VNNI with VL (256-bit vpdpwssd) on top of AVX2 + FMA. */
+bool nnp_cpu_has_avx512_vnni(void);
 /* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
 const char *nnp_cpu_kernel_isa(void);
 

@@ -1,6 +1,8 @@
 /* Packing, the generic tile and the tile loop of the packed INT8 GEMM (kernels/qgemm.h). */
 #include "kernels/qgemm.h"
 
+#include "kernels/cpu.h"
+
 #define MR NNP_QGEMM_MR
 #define NR NNP_QGEMM_NR
 
@@ -77,10 +79,27 @@ static void qgemm_range(void *p, int64_t b, int64_t e) {
   }
 }
 
-void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
-                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic) {
+nnp_qgemm_isa nnp_qgemm_best_isa(void) {
+  if (nnp_cpu_has_avx512_vnni()) return NNP_QGEMM_VNNI;
+  return nnp_cpu_has_avx2_fma() ? NNP_QGEMM_AVX2 : NNP_QGEMM_GENERIC;
+}
+
+const char *nnp_qgemm_isa_name(nnp_qgemm_isa isa) {
+  return isa == NNP_QGEMM_VNNI ? "avx512vnni" : isa == NNP_QGEMM_AVX2 ? "avx2" : "generic";
+}
+
+void nnp_qgemm_packed_isa(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                          int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, nnp_qgemm_isa isa) {
   if (M <= 0 || N <= 0) return;
   qgemm_job j = {.M = M, .N = N, .K2 = k2_of(K), .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc,
-                 .ep = ep, .tile = generic ? nnp_qgemm_tile_generic : nnp_qgemm_tile_avx2};
+                 .ep = ep,
+                 .tile = isa == NNP_QGEMM_VNNI   ? nnp_qgemm_tile_vnni
+                         : isa == NNP_QGEMM_AVX2 ? nnp_qgemm_tile_avx2
+                                                 : nnp_qgemm_tile_generic};
   nnp_threadpool_run(tp, qgemm_range, &j, j.mp * ((N + NR - 1) / NR));
+}
+
+void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic) {
+  nnp_qgemm_packed_isa(M, N, K, Ap, Bp, C, ldc, ep, tp, generic ? NNP_QGEMM_GENERIC : nnp_qgemm_best_isa());
 }

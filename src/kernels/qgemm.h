@@ -53,8 +53,18 @@ void nnp_qgemm_pack_a(int64_t M, int64_t K, const int8_t *A, int64_t lda, const 
 /* B(k, n) = B[k*sbk + n*sbn] (uint8), b_zp subtracted. */
 void nnp_qgemm_pack_b(int64_t K, int64_t N, const uint8_t *B, int64_t sbk, int64_t sbn, int32_t b_zp, int16_t *dst);
 
-/* C(i, j) = C[i*ldc + j], over tiles split across tp's threads (tp may be NULL).
- * generic: the portable C tile (tests, NNP_CPU_FEATURES=generic, CPUs without AVX2). */
+/* Which tile runs: the portable C one (the oracle), AVX2 vpmaddwd + vpaddd (the issue's
+ * AVX2-without-VNNI target), or AVX-512 VNNI vpdpwssd on YMM (qgemm_avx512vnni.c). */
+typedef enum nnp_qgemm_isa { NNP_QGEMM_GENERIC, NNP_QGEMM_AVX2, NNP_QGEMM_VNNI } nnp_qgemm_isa;
+/* The fastest tile this CPU runs, NNP_CPU_FEATURES respected (generic, avx2). */
+nnp_qgemm_isa nnp_qgemm_best_isa(void);
+const char *nnp_qgemm_isa_name(nnp_qgemm_isa isa); /* "generic", "avx2", "avx512vnni" */
+
+/* C(i, j) = C[i*ldc + j], over tiles split across tp's threads (tp may be NULL), on the
+ * given tile (which the caller has checked the CPU runs). */
+void nnp_qgemm_packed_isa(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                          int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, nnp_qgemm_isa isa);
+/* The same on the generic tile, or else the best one. */
 void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
                          int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic);
 
@@ -64,6 +74,8 @@ typedef void (*nnp_qgemm_tile_fn)(int64_t K2, const int16_t *a, const int16_t *b
 void nnp_qgemm_tile_generic(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                             const nnp_qepilogue *ep, int64_t i0);
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                         const nnp_qepilogue *ep, int64_t i0);
+void nnp_qgemm_tile_vnni(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                          const nnp_qepilogue *ep, int64_t i0);
 
 /* im2col helper of QLinearConv (ops/fast_qconv.c), AVX2 only: 16 consecutive uint8 of

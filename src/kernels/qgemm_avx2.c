@@ -8,6 +8,8 @@
 #include "kernels/qgemm.h"
 
 #if defined(__AVX2__)
+#include "kernels/qgemm_store_avx2.h"
+
 /* One (k, k+1) weight pair as an int32 in every lane: vpbroadcastd from memory
  * (_mm_loadu_si32 is an unaligned, aliasing-safe 4-byte load). */
 static inline __m256i bcast_pair(const int16_t *p) { return _mm256_broadcastd_epi32(_mm_loadu_si32(p)); }
@@ -34,33 +36,7 @@ void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
     b += NNP_QGEMM_NR * 2;
   }
   __m256i acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-  if (nr == NNP_QGEMM_NR) {
-    const __m256 zp = _mm256_set1_ps((float)ep->zp), lo = _mm256_set1_ps((float)ep->qmin),
-                 hi = _mm256_set1_ps((float)ep->qmax);
-    for (int r = 0; r < mr; r++) {
-      __m256i bias = _mm256_set1_epi32(ep->bias ? ep->bias[i0 + r] : 0);
-      __m256 mult = _mm256_set1_ps(ep->mult[i0 + r]);
-      __m256i q[2];
-      for (int h = 0; h < 2; h++) {
-        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc[r][h], bias)), mult);
-        f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-        f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
-        q[h] = _mm256_cvttps_epi32(f);
-      }
-      /* 16 int32 in [0, 255] -> 16 bytes in column order (packs works per 128-bit lane) */
-      __m256i p16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
-      __m128i p8 = _mm_packus_epi16(_mm256_castsi256_si128(p16), _mm256_extracti128_si256(p16, 1));
-      _mm_storeu_si128((__m128i *)(c + r * ldc), p8);
-    }
-    return;
-  }
-  int32_t tmp[6][16];
-  for (int r = 0; r < mr; r++) {
-    _mm256_storeu_si256((__m256i *)tmp[r], acc[r][0]);
-    _mm256_storeu_si256((__m256i *)(tmp[r] + 8), acc[r][1]);
-  }
-  for (int r = 0; r < mr; r++)
-    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(tmp[r][j], ep, i0 + r);
+  nnp_qtile_store_avx2(acc, c, ldc, mr, nr, ep, i0);
 }
 
 /* 16 bytes of channel k and of channel k+1 -> one pair row: (a - zp, b - zp) per column. */

@@ -25,7 +25,8 @@ typedef struct fast_qconv {
   int32_t *bias; /* NULL: none */
   int32_t xzp;
   nnp_qepilogue ep;
-  bool generic;
+  bool generic;      /* im2col: the portable C loops */
+  nnp_qgemm_isa isa; /* the GEMM tile */
 } fast_qconv;
 
 static void fast_qconv_destroy(void *p) {
@@ -109,7 +110,7 @@ static nnp_status fast_qconv_run(void *p, nnp_op_ctx *ctx) {
   for (int64_t n = 0; n < d->n; n++) {
     im2col_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp};
     nnp_threadpool_run(ctx->pool, im2col_range, &j, panels);
-    nnp_qgemm_packed_ex(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, f->generic);
+    nnp_qgemm_packed_isa(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, f->isa);
   }
   return NNP_OK;
 }
@@ -172,6 +173,7 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   f->K = f->cp * d.kh * d.kw;
   f->N = d.oh * d.ow;
   f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->isa = f->generic ? NNP_QGEMM_GENERIC : nnp_qgemm_best_isa();
   f->xzp = ((const uint8_t *)xz->data)[0];
   f->apack = nnp_aligned_alloc(nnp_qgemm_packed_a_elems(M, f->K) * sizeof(int16_t));
   f->mult = nnp_malloc((size_t)M * sizeof(float));
@@ -213,6 +215,8 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   out->destroy = fast_qconv_destroy;
   out->state = f;
   out->scratch_needed = nnp_qgemm_packed_b_elems(f->K, f->N) * sizeof(int16_t) + 64;
-  out->name = f->generic ? "qlinearconv.im2col.generic" : "qlinearconv.im2col.avx2";
+  out->name = f->isa == NNP_QGEMM_VNNI   ? "qlinearconv.im2col.avx512vnni"
+              : f->isa == NNP_QGEMM_AVX2 ? "qlinearconv.im2col.avx2"
+                                         : "qlinearconv.im2col.generic";
   return NNP_OK;
 }

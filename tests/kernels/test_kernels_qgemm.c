@@ -1,4 +1,5 @@
-/* Packed INT8 GEMM: the AVX2 (vpmaddwd) and generic tiles against a plain int64
+/* Packed INT8 GEMM: the AVX2 (vpmaddwd), AVX-512 VNNI (vpdpwssd, where the CPU has it)
+ * and generic tiles against a plain int64
  * reference plus the shared requantize, bit for bit, over random odd shapes, zero points,
  * fused clamps and thread counts 1..4; then the corners where u8 x s8 vpmaddubsw would
  * saturate its int16 pair sums (all 255 x all -128 / 127, and zero-point-shifted
@@ -41,16 +42,17 @@ static void run_case(const char *what, const qcase *q, nnp_threadpool *const *po
   int16_t *bp = nnp_aligned_alloc(nnp_qgemm_packed_b_elems(K, N) * sizeof(int16_t));
   nnp_qgemm_pack_a(M, K, q->A, K, q->azp, ap);
   nnp_qgemm_pack_b(K, N, q->B, N, 1, q->bzp, bp);
-  for (int generic = 0; generic < 2; generic++) {
-    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+  for (int isa = NNP_QGEMM_GENERIC; isa <= NNP_QGEMM_VNNI; isa++) {
+    if (isa == NNP_QGEMM_AVX2 && !nnp_cpu_has_avx2_fma()) continue;
+    if (isa == NNP_QGEMM_VNNI && !nnp_cpu_has_avx512_vnni()) continue;
     for (int t = 0; t < 4; t++) {
       memset(got, 0xa5, (size_t)(M * N));
-      nnp_qgemm_packed_ex(M, N, K, ap, bp, got, N, &q->ep, pools[t], generic);
+      nnp_qgemm_packed_isa(M, N, K, ap, bp, got, N, &q->ep, pools[t], (nnp_qgemm_isa)isa);
       int64_t bad = -1;
       for (int64_t i = 0; i < M * N && bad < 0; i++)
         if (got[i] != want[i]) bad = i;
       CHECK_MSG(bad < 0, "%s M=%lld N=%lld K=%lld %s threads=%d: C[%lld] = %d, want %d", what, (long long)M,
-                (long long)N, (long long)K, generic ? "generic" : "avx2", t + 1, (long long)bad,
+                (long long)N, (long long)K, nnp_qgemm_isa_name((nnp_qgemm_isa)isa), t + 1, (long long)bad,
                 bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
     }
   }
