@@ -22,7 +22,10 @@
 typedef struct nnp_qadd_params {
   float a_scale, b_scale, y_scale;
   int32_t a_zp, b_zp, y_zp;
-  bool relu; /* a Relu between the Add and the QuantizeLinear */
+  /* a Relu (lo 0, hi +inf) or Clip between the Add and the QuantizeLinear; without one
+   * act is false and lo/hi are ignored */
+  bool act;
+  float lo, hi;
 } nnp_qadd_params;
 
 /* QuantizeLinear's saturating store to uint8 of an already rounded value (ops/quant.c). */
@@ -42,7 +45,10 @@ static inline float nnp_dequantize_one(uint8_t q, float scale, int32_t zp) {
 
 static inline uint8_t nnp_qadd_one(uint8_t a, uint8_t b, const nnp_qadd_params *p) {
   float s = nnp_dequantize_one(a, p->a_scale, p->a_zp) + nnp_dequantize_one(b, p->b_scale, p->b_zp);
-  if (p->relu && s < 0) s = 0.0f;
+  if (p->act) { /* the reference Relu / Clip: NaN passes through both */
+    s = s < p->lo ? p->lo : s;
+    s = s > p->hi ? p->hi : s;
+  }
   return nnp_quantize_one(s, p->y_scale, p->y_zp);
 }
 

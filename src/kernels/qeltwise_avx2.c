@@ -41,12 +41,13 @@ void nnp_dequantize_u8_avx2(const uint8_t *x, float *y, int64_t n, float scale, 
 
 void nnp_qadd_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, const nnp_qadd_params *p) {
   const __m256 as = _mm256_set1_ps(p->a_scale), bs = _mm256_set1_ps(p->b_scale), ys = _mm256_set1_ps(p->y_scale),
-               yz = _mm256_set1_ps((float)p->y_zp), zero = _mm256_setzero_ps();
+               yz = _mm256_set1_ps((float)p->y_zp), lo = _mm256_set1_ps(p->lo), hi = _mm256_set1_ps(p->hi);
   const __m256i az = _mm256_set1_epi32(p->a_zp), bz = _mm256_set1_epi32(p->b_zp);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 s = _mm256_add_ps(_mm256_mul_ps(load_shifted(a + i, az), as), _mm256_mul_ps(load_shifted(b + i, bz), bs));
-    if (p->relu) s = _mm256_max_ps(zero, s); /* NaN stays NaN, -0.0 stays: as `s < 0 ? 0 : s` */
+    /* max(lo, s) / min(hi, s) return s when s is NaN or equal, as `s < lo ? lo : s` does */
+    if (p->act) s = _mm256_min_ps(hi, _mm256_max_ps(lo, s));
     store_quantized(y + i, s, ys, yz);
   }
   for (; i < n; i++) y[i] = nnp_qadd_one(a[i], b[i], p);

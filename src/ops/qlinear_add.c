@@ -2,10 +2,11 @@
  * made by the fuse-qdq pass from DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu]
  * -> QuantizeLinear. Inputs as ONNX Runtime's com.microsoft QLinearAdd: A, A_scale,
  * A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point; uint8 A, B and C of one
- * shape, scalar float32 scales and uint8 zero points; attribute `activation` "Relu"
- * (optional). The kernel computes, per element, exactly the float32 operations of the
+ * shape, scalar float32 scales and uint8 zero points; attributes `activation` "Relu" or
+ * "Clip" with `activation_params` [min, max] (optional, as FusedConv's). The kernel computes, per element, exactly the float32 operations of the
  * unfused nodes (kernels/qeltwise.h), so the fusion changes no output bit; the prepare
  * hook picks the AVX2 body of the same kernel. */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/cpu.h"
@@ -27,9 +28,11 @@ static nnp_status infer_qlinear_add(nnp_op_ctx *ctx) {
   for (int k = 1; k < 8; k = k == 4 ? 6 : k + 3) /* scale, zero point at 1-2, 4-5, 6-7 */
     if (!scalar_of(ctx->in[k], NNP_F32) || !scalar_of(ctx->in[k + 1], NNP_U8))
       return nnp_error(NNP_ERR_UNSUPPORTED, "QLinearAdd supports scalar float32 scales and uint8 zero points only");
-  const char *act = nnp_attr_string(ctx->node, "activation", NULL);
-  if (act && strcmp(act, "Relu"))
-    return nnp_error(NNP_ERR_UNSUPPORTED, "QLinearAdd: activation '%s' (only Relu)", act);
+  nnp_act act;
+  float lo, hi;
+  NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  if (act != NNP_ACT_NONE && act != NNP_ACT_RELU && act != NNP_ACT_CLIP)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "QLinearAdd: activation Relu or Clip only");
   nnp_set_shape(ctx->out[0], NNP_U8, a->rank, a->dims);
   return NNP_OK;
 }
@@ -38,11 +41,14 @@ static nnp_status infer_qlinear_add(nnp_op_ctx *ctx) {
 static bool params_of(const nnp_op_ctx *ctx, nnp_qadd_params *p) {
   for (int k = 1; k < 8; k = k == 4 ? 6 : k + 3)
     if (!ctx->in[k]->data || !ctx->in[k + 1]->data) return false;
-  const char *act = nnp_attr_string(ctx->node, "activation", NULL);
+  nnp_act act;
+  float lo, hi;
+  if (nnp_fused_activation(ctx->node, &act, &lo, &hi) != NNP_OK) return false; /* infer reported it */
   *p = (nnp_qadd_params){.a_scale = *(const float *)ctx->in[1]->data, .a_zp = *(const uint8_t *)ctx->in[2]->data,
                          .b_scale = *(const float *)ctx->in[4]->data, .b_zp = *(const uint8_t *)ctx->in[5]->data,
                          .y_scale = *(const float *)ctx->in[6]->data, .y_zp = *(const uint8_t *)ctx->in[7]->data,
-                         .relu = act && !strcmp(act, "Relu")};
+                         .act = act != NNP_ACT_NONE, .lo = act == NNP_ACT_RELU ? 0.0f : lo,
+                         .hi = act == NNP_ACT_RELU ? INFINITY : hi};
   return true;
 }
 

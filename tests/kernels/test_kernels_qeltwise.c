@@ -1,8 +1,8 @@
 /* INT8 elementwise kernels (kernels/qeltwise.h): the AVX2 bodies and the generic path
  * against the reference formulas of ops/quant.c written out here (QuantizeLinear:
  * saturate(rint(x / s) + zp), NaN -> 0; DequantizeLinear: (q - zp) * s; the quantized Add:
- * Q(relu?(DQ(a) + DQ(b)))), byte for byte and bit for bit, over random lengths (vector
- * bodies and scalar tails), scales that saturate both ends, zero points, Relu on and off,
+ * Q(act(DQ(a) + DQ(b)))), byte for byte and bit for bit, over random lengths (vector
+ * bodies and scalar tails), scales that saturate both ends, zero points, no act / Relu / Clip,
  * and threads 1..4 over several blocks. */
 #include <math.h>
 #include <string.h>
@@ -47,7 +47,8 @@ int main(void) {
     }
     nnp_qadd_params p = {.a_scale = (float)kt_int(1, 3000) / 100000.0f, .b_scale = (float)kt_int(1, 3000) / 100000.0f,
                          .y_scale = (float)kt_int(1, 3000) / 100000.0f, .a_zp = (int32_t)kt_int(0, 255),
-                         .b_zp = (int32_t)kt_int(0, 255), .y_zp = (int32_t)kt_int(0, 255), .relu = trial & 1};
+                         .b_zp = (int32_t)kt_int(0, 255), .y_zp = (int32_t)kt_int(0, 255), .act = trial % 3 != 0,
+                         .lo = trial % 3 == 1 ? 0.0f : -0.5f, .hi = trial % 3 == 1 ? INFINITY : 1.5f}; /* Relu, Clip */
     for (int generic = 0; generic < 2; generic++) {
       if (!generic && !nnp_cpu_has_avx2_fma()) continue;
       for (int t = 0; t < 4; t++) {
@@ -65,7 +66,10 @@ int main(void) {
 
         for (int64_t i = 0; i < n; i++) {
           float v = ref_dq(a[i], p.a_scale, p.a_zp) + ref_dq(b[i], p.b_scale, p.b_zp);
-          if (p.relu) v = v < 0 ? 0.0f : v; /* the reference Relu */
+          if (p.act) { /* the reference Relu / Clip */
+            v = v < p.lo ? p.lo : v;
+            v = v > p.hi ? p.hi : v;
+          }
           want[i] = ref_q(v, p.y_scale, p.y_zp);
         }
         memset(got, 0xa5, (size_t)n);
@@ -73,8 +77,8 @@ int main(void) {
         int64_t bad = -1;
         for (int64_t i = 0; i < n && bad < 0; i++)
           if (got[i] != want[i]) bad = i;
-        CHECK_MSG(bad < 0, "qadd trial %d n %lld relu %d generic %d threads %d: y[%lld] = %d, want %d", trial,
-                  (long long)n, p.relu, generic, t + 1, (long long)bad, bad < 0 ? 0 : got[bad],
+        CHECK_MSG(bad < 0, "qadd trial %d n %lld act %d generic %d threads %d: y[%lld] = %d, want %d", trial,
+                  (long long)n, p.act, generic, t + 1, (long long)bad, bad < 0 ? 0 : got[bad],
                   bad < 0 ? 0 : want[bad]);
       }
     }

@@ -9,14 +9,16 @@
  *     has no Indices output and its only reader is a QuantizeLinear with scalar float32
  *     scale and uint8 zero point initializers.
  *
- *  2. DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu] -> QuantizeLinear
+ *  2. DequantizeLinear(a), DequantizeLinear(b) -> Add [-> Relu | Clip] -> QuantizeLinear
  *     becomes QLinearAdd(a, ..., b, ..., y_scale, y_zp) [activation Relu] on uint8
  *     (ops/qlinear_add.c): the residual add of ResNet-style blocks. The kernel does the
  *     float32 operations of the unfused nodes, so no output changes. Matched when both
  *     DQs are uint8 with scalar initializer parameters, a and b have one (compiled) shape,
- *     the Add's only reader is the Relu or the Q, and the Relu's only reader is the Q.
+ *     the Add's only reader is the Relu/Clip (constant bounds) or the Q, and that one's
+ *     only reader is the Q.
  *
  * DequantizeLinear nodes left without readers go with the dead-nodes pass. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,7 +100,10 @@ static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *do
   if (!sa || !sb || !nnp_tensor_same_shape(sa, sb)) return NNP_OK;
   int r = -1, q = pass_single_consumer(g, add->outputs[0]);
   if (q < 0 || g->nodes[q].inputs[0] != add->outputs[0]) return NNP_OK;
-  if (g->nodes[q].op == NNP_OP_RELU && default_domain(&g->nodes[q]) && g->nodes[q].n_outputs == 1) {
+  float lo = 0, hi = INFINITY;
+  bool clip = g->nodes[q].op == NNP_OP_CLIP && default_domain(&g->nodes[q]) && g->nodes[q].n_outputs == 1 &&
+              pass_clip_bounds(g, &g->nodes[q], &lo, &hi);
+  if ((g->nodes[q].op == NNP_OP_RELU && default_domain(&g->nodes[q]) && g->nodes[q].n_outputs == 1) || clip) {
     r = q;
     q = pass_single_consumer(g, g->nodes[r].outputs[0]);
     if (q < 0 || g->nodes[q].inputs[0] != g->nodes[r].outputs[0]) return NNP_OK;
@@ -115,17 +120,26 @@ static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *do
     nnp_attr *at;
     NNP_TRY(nnp_node_add_attr(add, "activation", &at));
     at->type = NNP_ATTR_STRING;
-    at->s = nnp_strdup("Relu");
+    at->s = nnp_strdup(clip ? "Clip" : "Relu");
     if (!at->s) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing a quantized Add");
-    at->s_len = 4;
+    at->s_len = strlen(at->s);
+    if (clip) {
+      NNP_TRY(nnp_node_add_attr(add, "activation_params", &at));
+      at->type = NNP_ATTR_FLOATS;
+      at->floats = nnp_malloc(2 * sizeof(float));
+      if (!at->floats) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing a quantized Add");
+      at->count = 2;
+      at->floats[0] = lo;
+      at->floats[1] = hi;
+    }
   }
   nnp_free(add->inputs);
   add->inputs = in;
   add->n_inputs = 8;
   add->outputs[0] = nq->outputs[0];
-  int hi = q > r ? q : r, lo = q > r ? r : q;
-  pass_remove_node(g, hi);
-  if (lo >= 0) pass_remove_node(g, lo);
+  int last = q > r ? q : r, first = q > r ? r : q;
+  pass_remove_node(g, last);
+  if (first >= 0) pass_remove_node(g, first);
   *done = true;
   return NNP_OK;
 }
