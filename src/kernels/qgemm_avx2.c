@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "kernels/qdwconv.h"
 #include "kernels/qgemm.h"
 
 #if defined(__AVX2__)
@@ -73,8 +74,28 @@ void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, c
              _mm_blendv_epi8(zb, _mm_loadu_si128((const __m128i *)t1), mask), z, dst);
   }
 }
+
+void nnp_qrequant_row_avx2(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y) {
+  const __m256 zp = _mm256_set1_ps((float)ep->zp), lo = _mm256_set1_ps((float)ep->qmin),
+               hi = _mm256_set1_ps((float)ep->qmax), mult = _mm256_set1_ps(ep->mult[row]);
+  const __m256i bias = _mm256_set1_epi32(ep->bias ? ep->bias[row] : 0);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + i)), bias);
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), mult);
+    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+    __m256i q = _mm256_cvttps_epi32(f);
+    __m128i q16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)(y + i), _mm_packus_epi16(q16, q16));
+  }
+  for (; i < n; i++) y[i] = nnp_qrequant(acc[i], ep, row);
+}
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_qrequant_row_avx2(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y) {
+  for (int64_t i = 0; i < n; i++) y[i] = nnp_qrequant(acc[i], ep, row);
+}
 void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
                                    uint8_t zp, int16_t *dst) {
   for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)

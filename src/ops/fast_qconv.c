@@ -1,15 +1,17 @@
-/* QLinearConv -> kernels/qgemm.h: uint8 activations x int8 weights, 2-D, group 1, with
+/* QLinearConv -> kernels/qgemm.h (group 1) or kernels/qdwconv.h (depthwise: group = C =
+ * M): uint8 activations x int8 weights, 2-D, with
  * constant weights, scales and zero points (what nnperf's QDQ export and the fuse-qdq
  * pass produce). Weights are packed once with their per-channel zero points subtracted
  * and K reordered channel-innermost; each run writes im2col straight into the packed-B
  * layout with x's zero point subtracted (padding becomes 0, i.e. the zero point), then
  * one INT8 GEMM per image
- * writes uint8 Y with the requantize epilogue. Anything else (int8 activations, groups,
+ * writes uint8 Y with the requantize epilogue. Anything else (int8 activations, other groups,
  * run-time scales) declines to the reference kernel in ops/quant.c. */
 #include <string.h>
 
 #include "kernels/conv.h"
 #include "kernels/cpu.h"
+#include "kernels/qdwconv.h"
 #include "kernels/qgemm.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -128,6 +130,80 @@ static bool const_param(const nnp_tensor *t, nnp_dtype dt, int64_t channels) {
   return n == 1 || (channels > 0 && n == channels);
 }
 
+/* Depthwise (group = C = M, one filter per channel) -> kernels/qdwconv.h. */
+typedef struct fast_qdw {
+  nnp_qdw_desc d;
+  int64_t n;
+  int16_t *w; /* c x kh*kw, weight zero point subtracted */
+  float *mult;
+  int32_t *bias, xzp;
+  nnp_qepilogue ep;
+  bool generic;
+} fast_qdw;
+
+static void fast_qdw_destroy(void *p) {
+  fast_qdw *f = p;
+  if (!f) return;
+  nnp_free(f->w);
+  nnp_free(f->mult);
+  nnp_free(f->bias);
+  nnp_free(f);
+}
+
+static nnp_status fast_qdw_run(void *p, nnp_op_ctx *ctx) {
+  const fast_qdw *f = p;
+  const nnp_qdw_desc *d = &f->d;
+  const uint8_t *x = ctx->in[0]->data;
+  uint8_t *y = ctx->out[0]->data;
+  for (int64_t n = 0; n < f->n; n++)
+    nnp_qdwconv(d, x + n * d->c * d->h * d->w, f->xzp, f->w, y + n * d->c * d->oh * d->ow, &f->ep, ctx->pool,
+                f->generic);
+  return NNP_OK;
+}
+
+static nnp_status prepare_depthwise(const nnp_op_ctx *ctx, const nnp_conv2d_desc *cd, bool generic,
+                                    nnp_fast_kernel *out) {
+  const nnp_tensor *xs = ctx->in[1], *xz = ctx->in[2], *w = ctx->in[3], *ws = ctx->in[4], *wz = ctx->in[5],
+                   *ys = ctx->in[6], *yz = ctx->in[7], *b = nnp_in(ctx, 8);
+  int64_t C = cd->c, khw = cd->kh * cd->kw;
+  fast_qdw *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  f->d = (nnp_qdw_desc){.c = C, .h = cd->h, .w = cd->w, .oh = cd->oh, .ow = cd->ow, .kh = cd->kh, .kw = cd->kw,
+                        .sh = cd->sh, .sw = cd->sw, .ph = cd->ph, .pw = cd->pw, .dh = cd->dh, .dw = cd->dw};
+  f->n = cd->n;
+  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->xzp = ((const uint8_t *)xz->data)[0];
+  f->w = nnp_malloc((size_t)(C * khw) * sizeof(int16_t));
+  f->mult = nnp_malloc((size_t)C * sizeof(float));
+  if (b) f->bias = nnp_malloc((size_t)C * sizeof(int32_t));
+  if (!f->w || !f->mult || (b && !f->bias)) {
+    fast_qdw_destroy(f);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  }
+  const float *wsv = ws->data;
+  float xsv = *(const float *)xs->data, ysv = *(const float *)ys->data;
+  bool ws_per = nnp_tensor_numel(ws) > 1, wz_per = nnp_tensor_numel(wz) > 1;
+  const int8_t *wv = w->data;
+  for (int64_t m = 0; m < C; m++) {
+    f->mult[m] = xsv * wsv[ws_per ? m : 0] / ysv; /* the reference's float32 expression */
+    int32_t zp = ((const int8_t *)wz->data)[wz_per ? m : 0];
+    for (int64_t t = 0; t < khw; t++) f->w[m * khw + t] = (int16_t)(wv[m * khw + t] - zp);
+  }
+  if (b) memcpy(f->bias, b->data, (size_t)C * sizeof(int32_t));
+  f->ep = (nnp_qepilogue){.bias = f->bias, .mult = f->mult, .zp = ((const uint8_t *)yz->data)[0], .qmin = 0,
+                          .qmax = 255};
+  const int64_t *cl = NULL;
+  if (nnp_attr_ints(ctx->node, "nnperf_clamp", &cl) == 2 && cl[0] >= 0 && cl[1] <= 255 && cl[0] <= cl[1]) {
+    f->ep.qmin = (int32_t)cl[0];
+    f->ep.qmax = (int32_t)cl[1];
+  }
+  out->run = fast_qdw_run;
+  out->destroy = fast_qdw_destroy;
+  out->state = f;
+  out->name = f->generic ? "qlinearconv.depthwise.generic" : "qlinearconv.depthwise.avx2";
+  return NNP_OK;
+}
+
 nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   if (ctx->n_in < 8) return NNP_OK;
@@ -141,7 +217,9 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
       !const_param(yz, NNP_U8, 0) || !const_param(ws, NNP_F32, M) || !const_param(wz, NNP_I8, M))
     return NNP_OK;
   if (b && (!b->data || b->dtype != NNP_I32 || nnp_tensor_numel(b) != M)) return NNP_OK;
-  if (nnp_attr_int(ctx->node, "group", 1) != 1) return NNP_OK;
+  int64_t group = nnp_attr_int(ctx->node, "group", 1);
+  bool depthwise = group > 1 && group == x->dims[1] && M == group && w->dims[1] == 1;
+  if (group != 1 && !depthwise) return NNP_OK;
   nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = M,
                        .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3], .group = 1};
   const int64_t *v = NULL;
@@ -164,7 +242,8 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
     } else if (nv > 0) return NNP_OK; /* -1: absent */
   }
   if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
-  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || w->dims[1] != d.c) return NNP_OK;
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || (!depthwise && w->dims[1] != d.c)) return NNP_OK;
+  if (depthwise) return prepare_depthwise(ctx, &d, generic, out);
 
   fast_qconv *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
@@ -211,6 +290,11 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   nnp_free(wzp);
   f->ep = (nnp_qepilogue){.bias = f->bias, .mult = f->mult, .zp = ((const uint8_t *)yz->data)[0], .qmin = 0,
                           .qmax = 255};
+  const int64_t *cl = NULL; /* a fused Relu / Clip (fuse-qdq): the reference clamps the same way */
+  if (nnp_attr_ints(ctx->node, "nnperf_clamp", &cl) == 2 && cl[0] >= 0 && cl[1] <= 255 && cl[0] <= cl[1]) {
+    f->ep.qmin = (int32_t)cl[0];
+    f->ep.qmax = (int32_t)cl[1];
+  }
   out->run = fast_qconv_run;
   out->destroy = fast_qconv_destroy;
   out->state = f;

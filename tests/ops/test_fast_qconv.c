@@ -57,7 +57,12 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
     H += dh * kh;
     W += dh * kw;
   }
-  int64_t xd[4] = {N, C, H, W}, wd[4] = {M, C, kh, kw}, md[1] = {M}, sd[1] = {0};
+  bool dw = trial % 4 == 3; /* depthwise: group = C = M (kernels/qdwconv.h) */
+  if (dw) {
+    M = C = rint_in(1, 24);
+    if (trial % 8 == 3) kw = kh; /* square kernels most of the time */
+  }
+  int64_t xd[4] = {N, C, H, W}, wd[4] = {M, dw ? 1 : C, kh, kw}, md[1] = {M}, sd[1] = {0};
   nnp_tensor X = test_tensor(NNP_U8, 4, xd, NULL), Wt = test_tensor(NNP_I8, 4, wd, NULL);
   for (int64_t i = 0; i < nnp_tensor_numel(&X); i++) ((uint8_t *)X.data)[i] = (uint8_t)rnd();
   for (int64_t i = 0; i < nnp_tensor_numel(&Wt); i++) ((int8_t *)Wt.data)[i] = (int8_t)rnd();
@@ -77,6 +82,11 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_tensor B = test_tensor(NNP_I32, 1, md, bias), Yref;
   test_node t = test_node_new("QLinearConv");
   const int64_t pads[4] = {ph, pw, ph, pw}, strides[2] = {sh, sw}, dil[2] = {dh, dh};
+  if (dw) test_attr_int(&t, "group", C);
+  if (trial % 9 == 4) { /* a fused Relu / Clip of fuse-qdq: nnperf_clamp [qmin, qmax] */
+    const int64_t cl[2] = {rint_in(0, 100), rint_in(150, 255)};
+    test_attr_ints(&t, "nnperf_clamp", 2, cl);
+  }
   if (!noattr) {
     test_attr_ints(&t, "pads", 4, pads);
     test_attr_ints(&t, "strides", 2, strides);
@@ -139,7 +149,7 @@ static void declines(void) {
 int main(void) {
   nnp_threadpool *pools[3] = {NULL};
   for (int t = 1; t < 3; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
-  for (int trial = 0; trial < 60; trial++) one_case(trial, pools);
+  for (int trial = 0; trial < 120; trial++) one_case(trial, pools);
   declines();
   for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();
