@@ -130,6 +130,137 @@ static bool const_param(const nnp_tensor *t, nnp_dtype dt, int64_t channels) {
   return n == 1 || (channels > 0 && n == channels);
 }
 
+/* The u8 x s8 layout for AVX-512 VNNI (vpdpbusd, kernels/qgemm.h) when every weight zero
+ * point is 0: K channel-innermost in groups of 4 channels (C rounded up to 4 with phantom
+ * channels of zero weight), activations raw bytes (padding = x_zp), and the x zero point
+ * folded into the bias: bias[m] - x_zp * sum_k w[m, k]. */
+typedef struct fast_qconv8 {
+  nnp_conv2d_desc d;
+  int64_t c4, K, N;
+  int8_t *apack;
+  float *mult;
+  int32_t *bias;
+  uint8_t xzp;
+  nnp_qepilogue ep;
+} fast_qconv8;
+
+static void fast_qconv8_destroy(void *p) {
+  fast_qconv8 *f = p;
+  if (!f) return;
+  nnp_aligned_free(f->apack);
+  nnp_free(f->mult);
+  nnp_free(f->bias);
+  nnp_free(f);
+}
+
+typedef struct im2col8_job {
+  const fast_qconv8 *f;
+  const uint8_t *x;
+  uint8_t *bp;
+} im2col8_job;
+
+static void im2col8_range(void *p, int64_t q0, int64_t q1) {
+  const im2col8_job *j = p;
+  const fast_qconv8 *f = j->f;
+  const nnp_conv2d_desc *d = &f->d;
+  int64_t K4 = f->K / 4, khw = d->kh * d->kw, plane = d->h * d->w;
+  for (int64_t q = q0; q < q1; q++) {
+    uint8_t *panel = j->bp + q * NNP_QGEMM_NR * 4 * K4;
+    int64_t iy0[NNP_QGEMM_NR], ix0[NNP_QGEMM_NR];
+    int nc = 0;
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      int64_t n = q * NNP_QGEMM_NR + c;
+      if (n < f->N) nc = c + 1;
+      iy0[c] = n < f->N ? (n / d->ow) * d->sh - d->ph : 0;
+      ix0[c] = n < f->N ? (n % d->ow) * d->sw - d->pw : 0;
+    }
+    for (int64_t tap = 0; tap < khw; tap++) {
+      int64_t dy = (tap / d->kw) * d->dh, dx = (tap % d->kw) * d->dw;
+      int64_t off[NNP_QGEMM_NR];
+      bool in[NNP_QGEMM_NR], all = nc == NNP_QGEMM_NR, contig;
+      for (int c = 0; c < NNP_QGEMM_NR; c++) {
+        int64_t iy = iy0[c] + dy, ix = ix0[c] + dx;
+        in[c] = c < nc && iy >= 0 && iy < d->h && ix >= 0 && ix < d->w;
+        off[c] = in[c] ? iy * d->w + ix : 0;
+        all = all && in[c];
+      }
+      contig = all;
+      for (int c = 1; c < NNP_QGEMM_NR; c++) contig = contig && off[c] == off[0] + c;
+      uint8_t *row = panel + (tap * f->c4 / 4) * NNP_QGEMM_NR * 4;
+      if (contig) nnp_qim2col4_avx2(j->x + off[0], plane, d->c, f->c4, row);
+      else nnp_qim2col4_gather_avx2(j->x, plane, d->c, f->c4, off, in, f->xzp, row);
+    }
+  }
+}
+
+static nnp_status fast_qconv8_run(void *p, nnp_op_ctx *ctx) {
+  const fast_qconv8 *f = p;
+  const nnp_conv2d_desc *d = &f->d;
+  uint8_t *bp = ctx->scratch;
+  const uint8_t *x = ctx->in[0]->data;
+  uint8_t *y = ctx->out[0]->data;
+  int64_t panels = (f->N + NNP_QGEMM_NR - 1) / NNP_QGEMM_NR;
+  for (int64_t n = 0; n < d->n; n++) {
+    im2col8_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp};
+    nnp_threadpool_run(ctx->pool, im2col8_range, &j, panels);
+    nnp_qgemm4_packed(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, true);
+  }
+  return NNP_OK;
+}
+
+static nnp_status prepare_u8(const nnp_op_ctx *ctx, const nnp_conv2d_desc *cd, nnp_fast_kernel *out) {
+  const nnp_tensor *xs = ctx->in[1], *xz = ctx->in[2], *w = ctx->in[3], *ws = ctx->in[4], *ys = ctx->in[6],
+                   *yz = ctx->in[7], *b = nnp_in(ctx, 8);
+  int64_t M = cd->m, khw = cd->kh * cd->kw, K0 = cd->c * khw;
+  fast_qconv8 *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  f->d = *cd;
+  f->c4 = (cd->c + 3) & ~(int64_t)3;
+  f->K = f->c4 * khw;
+  f->N = cd->oh * cd->ow;
+  f->xzp = ((const uint8_t *)xz->data)[0];
+  f->apack = nnp_aligned_alloc(nnp_qgemm4_packed_a_bytes(M, f->K));
+  f->mult = nnp_malloc((size_t)M * sizeof(float));
+  f->bias = nnp_malloc((size_t)M * sizeof(int32_t));
+  int8_t *wt = nnp_calloc((size_t)(M * f->K), 1);
+  if (!f->apack || !f->mult || !f->bias || !wt) {
+    nnp_free(wt);
+    fast_qconv8_destroy(f);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
+  }
+  const float *wsv = ws->data;
+  const int8_t *wv = w->data;
+  float xsv = *(const float *)xs->data, ysv = *(const float *)ys->data;
+  bool ws_per = nnp_tensor_numel(ws) > 1;
+  for (int64_t m = 0; m < M; m++) {
+    f->mult[m] = xsv * wsv[ws_per ? m : 0] / ysv; /* the reference's float32 expression */
+    int64_t sum = 0;
+    for (int64_t ch = 0; ch < cd->c; ch++)
+      for (int64_t tap = 0; tap < khw; tap++) {
+        int8_t v = wv[m * K0 + ch * khw + tap];
+        wt[m * f->K + tap * f->c4 + ch] = v;
+        sum += v;
+      }
+    /* |sum| <= 127 * K and 255 * that fit int32 for K < 66000; checked by the caller */
+    f->bias[m] = (b ? ((const int32_t *)b->data)[m] : 0) - (int32_t)(f->xzp * sum);
+  }
+  nnp_qgemm4_pack_a(M, f->K, wt, f->K, f->apack);
+  nnp_free(wt);
+  f->ep = (nnp_qepilogue){.bias = f->bias, .mult = f->mult, .zp = ((const uint8_t *)yz->data)[0], .qmin = 0,
+                          .qmax = 255};
+  const int64_t *cl = NULL;
+  if (nnp_attr_ints(ctx->node, "nnperf_clamp", &cl) == 2 && cl[0] >= 0 && cl[1] <= 255 && cl[0] <= cl[1]) {
+    f->ep.qmin = (int32_t)cl[0];
+    f->ep.qmax = (int32_t)cl[1];
+  }
+  out->run = fast_qconv8_run;
+  out->destroy = fast_qconv8_destroy;
+  out->state = f;
+  out->scratch_needed = nnp_qgemm4_packed_b_bytes(f->K, f->N) + 64;
+  out->name = "qlinearconv.im2col.u8.avx512vnni";
+  return NNP_OK;
+}
+
 /* Depthwise (group = C = M, one filter per channel) -> kernels/qdwconv.h. */
 typedef struct fast_qdw {
   nnp_qdw_desc d;
@@ -244,6 +375,11 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || (!depthwise && w->dims[1] != d.c)) return NNP_OK;
   if (depthwise) return prepare_depthwise(ctx, &d, generic, out);
+  if (!generic && nnp_qgemm_best_isa() == NNP_QGEMM_VNNI && d.c * d.kh * d.kw < 60000) {
+    bool sym = true; /* every weight zero point 0: the u8 x s8 layout applies */
+    for (int64_t k = 0; k < nnp_tensor_numel(wz); k++) sym = sym && ((const int8_t *)wz->data)[k] == 0;
+    if (sym) return prepare_u8(ctx, &d, out);
+  }
 
   fast_qconv *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearConv");
