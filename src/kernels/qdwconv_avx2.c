@@ -30,11 +30,79 @@ static inline void acc_row_avx2(int32_t *acc, const uint8_t *src, int64_t lo, in
   nnp_qdw_acc_row_c(acc, src, i, hi, sw, zp, wv);
 }
 
-#define QDW_FLAT qdw_flat_avx2
+/* The stride-1 flat path (see qdwconv_impl.h) with taps in pairs: the raw bytes of two
+ * taps interleaved as int16 pairs meet the pair of weights in one vpmaddwd (exact: |x w|
+ * <= 255 * 255, a pair sum far inside int32), 8 outputs accumulated in a register over
+ * all taps and stored once; the x zero point enters as the start value -x_zp * sum(w).
+ * The plane copy has 64 bytes of slack for the 8-byte loads past the last output. */
+#include <string.h>
+
+#include "nnperf/alloc.h"
+
+typedef struct qdw_job qdw_job;
+static bool qdw_flat_pairs_avx2(const qdw_job *j, int64_t c0, int64_t c1);
+#define QDW_FLAT_DEFINED
+#define QDW_FLAT qdw_flat_pairs_avx2
 #define QDW_RANGE nnp_qdw_range_avx2
 #define QDW_REQUANT nnp_qrequant_row_avx2
 #define QDW_ACC_ROW acc_row_avx2
 #include "kernels/qdwconv_impl.h"
+
+static inline __m256i load_pairs(const uint8_t *a, const uint8_t *b) {
+  __m128i x = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)a));
+  __m128i y = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)b));
+  return _mm256_set_m128i(_mm_unpackhi_epi16(x, y), _mm_unpacklo_epi16(x, y));
+}
+
+static bool qdw_flat_pairs_avx2(const qdw_job *j, int64_t c0, int64_t c1) {
+  const nnp_qdw_desc *d = j->d;
+  const int64_t W = d->w + 2 * d->pw, H = d->h + 2 * d->ph, khw = d->kh * d->kw, n = d->oh * W;
+  const int64_t n8 = (n + 7) / 8 * 8, np = (khw + 1) / 2;
+  uint8_t *xp = nnp_malloc((size_t)(H * W + 64));
+  int32_t *acc = nnp_malloc((size_t)n8 * sizeof(int32_t));
+  uint8_t *q = nnp_malloc((size_t)n8);
+  int64_t *offs = nnp_malloc((size_t)(2 * np) * sizeof(int64_t));
+  __m256i *wp = nnp_aligned_alloc((size_t)np * sizeof(__m256i)); /* 64-byte aligned */
+  if (!xp || !acc || !q || !offs || !wp || khw > 64) {
+    nnp_free(q);
+    nnp_free(xp);
+    nnp_free(acc);
+    nnp_free(offs);
+    nnp_aligned_free(wp);
+    return false;
+  }
+  memset(xp, j->xzp, (size_t)(H * W + 64));
+  for (int64_t t = 0; t < 2 * np; t++) /* an odd last tap pairs with a zero weight */
+    offs[t] = t < khw ? (t / d->kw) * W + t % d->kw : 0;
+  for (int64_t m = c0; m < c1; m++) {
+    const uint8_t *x = j->x + m * d->h * d->w;
+    for (int64_t r = 0; r < d->h; r++) memcpy(xp + (r + d->ph) * W + d->pw, x + r * d->w, (size_t)d->w);
+    const int16_t *wm = j->w + m * khw;
+    int32_t wsum = 0;
+    for (int64_t t = 0; t < khw; t++) wsum += wm[t];
+    for (int64_t p = 0; p < np; p++) {
+      int16_t w0 = wm[2 * p], w1 = 2 * p + 1 < khw ? wm[2 * p + 1] : 0;
+      wp[p] = _mm256_set1_epi32((int32_t)(uint16_t)w0 | ((int32_t)(uint16_t)w1 << 16));
+    }
+    const __m256i start = _mm256_set1_epi32(-j->xzp * wsum);
+    for (int64_t i = 0; i < n8; i += 8) {
+      __m256i a = start;
+      for (int64_t p = 0; p < np; p++)
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(load_pairs(xp + i + offs[2 * p], xp + i + offs[2 * p + 1]), wp[p]));
+      _mm256_storeu_si256((__m256i *)(acc + i), a);
+    }
+    /* requantize the whole flat plane (no short-row tails), then drop the W - ow extra columns */
+    nnp_qrequant_row_avx2(acc, n8, j->ep, m, q);
+    uint8_t *y = j->y + m * d->oh * d->ow;
+    for (int64_t oy = 0; oy < d->oh; oy++) memcpy(y + oy * d->ow, q + oy * W, (size_t)d->ow);
+  }
+  nnp_free(q);
+  nnp_free(xp);
+  nnp_free(acc);
+  nnp_free(offs);
+  nnp_aligned_free(wp);
+  return true;
+}
 #else
 static void requant_row(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y) {
   for (int64_t i = 0; i < n; i++) y[i] = nnp_qrequant(acc[i], ep, row);

@@ -36,6 +36,7 @@ static void valid_taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t dil, 
  * plane: acc[oy*W + ox] += (xp[oy*W + ox + ky*W + kx] - zp) * w for all oy*W outputs at
  * once (the columns ox >= ow are computed and dropped): long loops, no edges, no tails.
  * false: no memory for the buffers (the row path runs instead). */
+#ifndef QDW_FLAT_DEFINED /* the includer may bring its own */
 static bool QDW_FLAT(const qdw_job *j, int64_t c0, int64_t c1) {
   const nnp_qdw_desc *d = j->d;
   const int64_t W = d->w + 2 * d->pw, H = d->h + 2 * d->ph, khw = d->kh * d->kw, n = d->oh * W;
@@ -62,6 +63,7 @@ static bool QDW_FLAT(const qdw_job *j, int64_t c0, int64_t c1) {
   nnp_free(acc);
   return true;
 }
+#endif
 
 void QDW_RANGE(void *p, int64_t c0, int64_t c1);
 void QDW_RANGE(void *p, int64_t c0, int64_t c1) {
