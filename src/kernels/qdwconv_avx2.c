@@ -82,7 +82,7 @@ static bool qdw_flat_pairs_avx2(const qdw_job *j, int64_t c0, int64_t c1) {
     for (int64_t t = 0; t < khw; t++) wsum += wm[t];
     for (int64_t p = 0; p < np; p++) {
       int16_t w0 = wm[2 * p], w1 = 2 * p + 1 < khw ? wm[2 * p + 1] : 0;
-      wp[p] = _mm256_set1_epi32((int32_t)(uint16_t)w0 | ((int32_t)(uint16_t)w1 << 16));
+      wp[p] = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)w0 | ((uint32_t)(uint16_t)w1 << 16)));
     }
     const __m256i start = _mm256_set1_epi32(-j->xzp * wsum);
     for (int64_t i = 0; i < n8; i += 8) {
