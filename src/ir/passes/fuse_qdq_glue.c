@@ -64,7 +64,7 @@ static nnp_status swap_maxpool(nnp_graph *g, int m, bool *done) {
   const char *xname = g->values[mp->inputs[0]].name;
   char name[256];
   for (int k = 0;; k++) { /* a fresh value: the uint8 input of the MaxPool */
-    snprintf(name, sizeof name, "%s/nnperf_u8_%d", xname ? xname : "x", k);
+    snprintf(name, sizeof name, "%.200s/nnperf_u8_%d", xname ? xname : "x", k); /* never truncates k */
     if (nnp_graph_find_value(g, name) < 0) break;
   }
   int xq;
@@ -109,6 +109,7 @@ static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *do
     if (q < 0 || g->nodes[q].inputs[0] != g->nodes[r].outputs[0]) return NNP_OK;
   }
   if (!per_tensor_u8(g, &g->nodes[q], NNP_OP_QUANTIZE_LINEAR)) return NNP_OK;
+  if (q < a || (r >= 0 && r < a)) return NNP_OK; /* the caller's index must stay valid */
   const nnp_node *na = &g->nodes[da], *nb = &g->nodes[db], *nq = &g->nodes[q];
   const int v[8] = {na->inputs[0], na->inputs[1], na->inputs[2], nb->inputs[0],
                     nb->inputs[1], nb->inputs[2], nq->inputs[1], nq->inputs[2]};
@@ -154,10 +155,7 @@ nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_plan *shapes, int *cou
   for (int i = 0; i < g->n_nodes; i++) {
     bool done;
     NNP_TRY(fuse_add(g, shapes, i, &done));
-    if (done) {
-      ++*count;
-      i = -1; /* nodes after the removed ones shifted: rescan (few matches, small graphs) */
-    }
+    *count += done; /* the removed Relu and Q came after node i (topological order): i stays */
   }
   return NNP_OK;
 }
