@@ -25,6 +25,38 @@ static int64_t argmax(const nnp_tensor *t) {
   return best;
 }
 
+/* NNP_PROFILE=1: each step timed alone, summed per op type and kernel (after the timed
+ * runs, so that the clock reads do not touch the P50s). */
+static void profile(nnp_plan *p[2], int iters) {
+  enum { MAXK = 64 };
+  for (int k = 0; k < 2; k++) {
+    char names[MAXK][96];
+    double sec[MAXK] = {0}, total = 0;
+    int cnt[MAXK] = {0}, n = 0;
+    for (int it = 0; it < iters; it++)
+      for (int s = 0; s < nnp_plan_num_steps(p[k]); s++) {
+        double t0 = nnp_now();
+        if (nnp_plan_run_step(p[k], s) != NNP_OK) return;
+        double dt = nnp_now() - t0;
+        char key[96];
+        const char *kn = nnp_plan_step_kernel(p[k], s);
+        snprintf(key, sizeof key, "%s [%s]", nnp_plan_step_node(p[k], s)->op_type, kn ? kn : "ref");
+        int o = 0;
+        while (o < n && strcmp(names[o], key)) o++;
+        if (o == n) {
+          if (n == MAXK) continue;
+          snprintf(names[n++], sizeof names[0], "%s", key);
+        }
+        sec[o] += dt;
+        total += dt;
+        if (it == 0) cnt[o]++;
+      }
+    printf("%s per step type (%d runs):\n", k ? "int8" : "fp32", iters);
+    for (int o = 0; o < n; o++)
+      printf("  %-48s %3d  %8.2f ms  %5.1f%%\n", names[o], cnt[o], sec[o] / iters * 1e3, 100 * sec[o] / total);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: bench_int8_vs_fp32 FP32.onnx QDQ.onnx [iterations]\n");
@@ -59,6 +91,7 @@ int main(int argc, char **argv) {
       if (nnp_plan_run(p[k]) != NNP_OK) return 1;
       t[k][i] = nnp_now() - t0;
     }
+  if (getenv("NNP_PROFILE")) profile(p, 5);
   double best[2] = {t[0][0], t[1][0]};
   for (int k = 0; k < 2; k++) {
     for (int i = 0; i < iters; i++)

@@ -1,11 +1,14 @@
 /* bench_qgemm_gops: the INT8 GEMM (kernels/qgemm.h, vpmaddwd int16 path, requantize
- * epilogue) against the packed FP32 SGEMM (kernels/gemm.h) on the same shapes, taken
+ * epilogue; and, where the CPU has AVX-512 VNNI, the vpdpwssd tile and the u8 x s8
+ * vpdpbusd layout) against the packed FP32 SGEMM (kernels/gemm.h) on the same shapes, taken
  * from resnet18's convolutions (M = output channels, K = C*kh*kw, N = output pixels),
  * 1 thread, best of 7 each, side by side; also the B-packing cost of each. Prints the
  * ratios; asserts nothing (a shared machine is noisy). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
+#include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/qgemm.h"
 #include "nnperf/alloc.h"
@@ -18,7 +21,9 @@ static double now_s(void) {
 
 int main(void) {
   static const int64_t shapes[][3] = {{64, 576, 3136}, {128, 1152, 784}, {256, 2304, 196}, {512, 4608, 49}};
-  printf("%-18s %10s %10s %7s %12s %12s\n", "M x K x N", "fp32 ms", "int8 ms", "ratio", "fp32 pack ms", "int8 pack ms");
+  bool vnni = nnp_cpu_has_avx512_vnni(); /* the runtime-selected extra tile, where present */
+  printf("%-18s %10s %10s %7s %12s %12s%s\n", "M x K x N", "fp32 ms", "int8 ms", "ratio", "fp32 pack ms",
+         "int8 pack ms", vnni ? "    vnni ms  ratio  u8vnni ms  ratio" : "");
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     int64_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
     float *A = nnp_malloc((size_t)(M * K) * 4), *B = nnp_malloc((size_t)(K * N) * 4), *C = nnp_malloc((size_t)(M * N) * 4);
@@ -33,7 +38,11 @@ int main(void) {
     nnp_qepilogue ep = {.mult = mult, .zp = 3, .qmin = 0, .qmax = 255};
     nnp_sgemm_pack_a(M, K, A, K, 1, ap);
     nnp_qgemm_pack_a(M, K, qa, K, NULL, qap);
-    double t[4] = {1e30, 1e30, 1e30, 1e30};
+    int8_t *a4 = nnp_aligned_alloc(nnp_qgemm4_packed_a_bytes(M, K));
+    uint8_t *b4 = nnp_aligned_alloc(nnp_qgemm4_packed_b_bytes(K, N));
+    nnp_qgemm4_pack_a(M, K, qa, K, a4);
+    nnp_qgemm4_pack_b(K, N, qb, N, 1, 7, b4);
+    double t[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
     for (int rep = 0; rep < 7; rep++) {
       double t0 = now_s();
       nnp_sgemm_pack_b(K, N, B, N, 1, bp);
@@ -42,17 +51,24 @@ int main(void) {
       double t2 = now_s();
       nnp_qgemm_pack_b(K, N, qb, N, 1, 7, qbp);
       double t3 = now_s();
-      nnp_qgemm_packed_ex(M, N, K, qap, qbp, qc, N, &ep, NULL, false);
+      nnp_qgemm_packed_isa(M, N, K, qap, qbp, qc, N, &ep, NULL, NNP_QGEMM_AVX2);
       double t4 = now_s();
-      double d[4] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3};
-      for (int k = 0; k < 4; k++)
+      if (vnni) nnp_qgemm_packed_isa(M, N, K, qap, qbp, qc, N, &ep, NULL, NNP_QGEMM_VNNI);
+      double t5 = now_s();
+      if (vnni) nnp_qgemm4_packed(M, N, K, a4, b4, qc, N, &ep, NULL, true);
+      double t6 = now_s();
+      double d[6] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5};
+      for (int k = 0; k < 6; k++)
         if (d[k] < t[k]) t[k] = d[k];
     }
     char name[32];
     snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)M, (long long)K, (long long)N);
-    printf("%-18s %10.3f %10.3f %6.2fx %12.3f %12.3f\n", name, t[1] * 1e3, t[3] * 1e3, t[1] / t[3], t[0] * 1e3,
+    printf("%-18s %10.3f %10.3f %6.2fx %12.3f %12.3f", name, t[1] * 1e3, t[3] * 1e3, t[1] / t[3], t[0] * 1e3,
            t[2] * 1e3);
+    if (vnni) printf(" %10.3f %6.2fx %10.3f %6.2fx", t[4] * 1e3, t[1] / t[4], t[5] * 1e3, t[1] / t[5]);
+    printf("\n");
     nnp_free(A); nnp_free(B); nnp_free(C); nnp_free(qa); nnp_free(qb); nnp_free(qc); nnp_free(mult);
+    nnp_aligned_free(a4); nnp_aligned_free(b4);
     nnp_aligned_free(ap); nnp_aligned_free(bp); nnp_aligned_free(qap); nnp_aligned_free(qbp);
   }
   return 0;

@@ -103,6 +103,10 @@ typedef struct nnp_bench_row {
   nnp_tensor *first_outputs;
   nnp_tensor *last_outputs;
   nnp_accuracy acc;
+  /* --int8-model rows of backends other than native: outputs vs the native int8 row of
+   * the same batch and scenario (the same QDQ file), i.e. whether the backend runs the
+   * quantization nnperf runs; acc above stays vs native fp32. compared false otherwise. */
+  nnp_accuracy int8_agree;
 } nnp_bench_row;
 
 void nnp_bench_row_free(nnp_bench_row *r);

@@ -636,6 +636,20 @@ int nnp_cmd_bench(int argc, char **argv) {
             break;
           }
         }
+        /* --int8-model: another backend's int8 row against nnperf's own int8 outputs on the
+         * same QDQ file (top-1, cosine), beside its accuracy against native fp32 */
+        if (int8_row && row->status == NNP_ROW_OK && strcmp(row->backend, "native") != 0)
+          for (int r = 0; r < res.n_rows - 1; r++) {
+            nnp_bench_row *ref = &res.rows[r];
+            if (ref->status == NNP_ROW_OK && !strcmp(ref->backend, "native") && ref->precision == NNP_INT8 &&
+                ref->batch == row->batch && !strcmp(ref->scenario, row->scenario) && ref->n_outputs &&
+                ref->n_outputs == row->n_outputs) {
+              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs,
+                                   nnp_accuracy_default_rtol(NNP_INT8), &row->int8_agree);
+              snprintf(row->int8_agree.reference, sizeof row->int8_agree.reference, "%s", ref->label);
+              break;
+            }
+          }
         if (row->status != NNP_ROW_OK && row->status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
         if (!kept && row->status == NNP_ROW_OK && row->stats.cv > 0.1) res.noisy = true;
         double spread = kept ? 0 : process_spread(row); /* a kept row has its note already */

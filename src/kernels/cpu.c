@@ -31,8 +31,13 @@ static void detect(nnp_cpu_features *f) {
   __cpuid_count(7, 0, a, b, c, d);
   f->avx2 = (b >> 5) & 1;
   f->fma = fma;
-  /* the AVX-512 kernels use F and VL (masked 256-bit loads) */
-  f->avx512f = zmm && ((b >> 16) & 1) && ((b >> 31) & 1) && !f->forced_avx2;
+  /* the AVX-512 float kernels use F and VL (masked 256-bit loads); the INT8 VNNI tile VL
+   * and VNNI (vpdpwssd/vpdpbusd on YMM) */
+  f->avx512vl = zmm && ((b >> 16) & 1) && ((b >> 31) & 1);
+  f->avx512f = f->avx512vl;
+  f->avx512bw = f->avx512f && ((b >> 30) & 1);
+  f->avx512vnni = f->avx512f && ((c >> 11) & 1);
+  if (f->forced_avx2) f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = false;
 #endif
 }
 
@@ -55,6 +60,11 @@ bool nnp_cpu_has_avx2_fma(void) {
 bool nnp_cpu_has_avx512f(void) {
   const nnp_cpu_features *f = nnp_cpu_get();
   return f->avx512f && f->avx2 && f->fma;
+}
+
+bool nnp_cpu_has_avx512_vnni(void) {
+  const nnp_cpu_features *f = nnp_cpu_get();
+  return f->avx2 && f->fma && f->avx512vl && f->avx512vnni;
 }
 
 const char *nnp_cpu_kernel_isa(void) {

@@ -12,6 +12,7 @@
 
 typedef struct nnp_cpu_features {
   bool avx2, fma, avx512f;
+  bool avx512vl, avx512bw, avx512vnni; /* the INT8 GEMM's VNNI tile (kernels/qgemm.h) */
   bool forced_generic; /* NNP_CPU_FEATURES=generic */
   bool forced_avx2;    /* NNP_CPU_FEATURES=avx2: avx512f reads false */
 } nnp_cpu_features;
@@ -22,6 +23,8 @@ const nnp_cpu_features *nnp_cpu_get(void);
 bool nnp_cpu_has_avx2_fma(void);
 /* AVX-512F + VL kernels usable (and AVX2 + FMA, which they fall back on). */
 bool nnp_cpu_has_avx512f(void);
+/* AVX-512 VNNI with VL (256-bit vpdpwssd) on top of AVX2 + FMA. */
+bool nnp_cpu_has_avx512_vnni(void);
 /* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
 const char *nnp_cpu_kernel_isa(void);
 

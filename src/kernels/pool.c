@@ -6,8 +6,8 @@
 typedef struct pool_job {
   const nnp_pool2d_desc *d;
   int64_t hw;
-  const float *x;
-  float *y;
+  const void *x; /* float, or uint8_t for the uint8 MaxPool */
+  void *y;
 } pool_job;
 
 /* Valid taps [lo, hi) of output o along an axis: 0 <= o*s - p + k < n. */
@@ -17,33 +17,71 @@ static void taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t 
   *hi = start + k > n ? n - start : k;
 }
 
-static void maxpool_range(void *p, int64_t b, int64_t e) {
+/* One body for float and uint8 (max commutes with a monotone quantization, so an INT8
+ * graph pools its uint8 tensors directly); T the element, LOWEST its identity. Starts
+ * from the first valid tap, then a select that compiles to maxss: no data-dependent
+ * branch (a `first || v > best` branch was 7% of resnet18). Same results: a NaN first
+ * tap stays, a later NaN never wins, ties keep the first tap. */
+#define MAXPOOL_RANGE(NAME, T, LOWEST)                                          \
+  static void NAME(void *p, int64_t b, int64_t e) {                             \
+    const pool_job *j = p;                                                      \
+    const nnp_pool2d_desc *d = j->d;                                            \
+    for (int64_t pl = b; pl < e; pl++) {                                        \
+      const T *xp = (const T *)j->x + pl * d->h * d->w;                         \
+      T *yp = (T *)j->y + pl * d->oh * d->ow;                                   \
+      for (int64_t oh = 0; oh < d->oh; oh++) {                                  \
+        int64_t h0, h1;                                                         \
+        taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);                          \
+        const int64_t ihs = oh * d->sh - d->ph;                                 \
+        for (int64_t ow = 0; ow < d->ow; ow++) {                                \
+          int64_t w0, w1;                                                       \
+          taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);                        \
+          const int64_t iws = ow * d->sw - d->pw;                               \
+          T best = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + iws + w0] : LOWEST; \
+          for (int64_t kh = h0; kh < h1; kh++) {                                \
+            const T *row = xp + (ihs + kh) * d->w + iws;                        \
+            for (int64_t kw = w0; kw < w1; kw++) {                              \
+              T v = row[kw];                                                    \
+              best = v > best ? v : best;                                       \
+            }                                                                   \
+          }                                                                     \
+          yp[oh * d->ow + ow] = best;                                           \
+        }                                                                       \
+      }                                                                         \
+    }                                                                           \
+  }
+MAXPOOL_RANGE(maxpool_range, float, -INFINITY)
+
+/* uint8: every value is >= 0, so a row of zeros is the identity of max and padding can
+ * never win: one branchless max per (tap, output) over each tap's valid output range
+ * (the same result as the loop above, which the tests keep as the oracle). */
+static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
   const pool_job *j = p;
   const nnp_pool2d_desc *d = j->d;
   for (int64_t pl = b; pl < e; pl++) {
-    const float *xp = j->x + pl * d->h * d->w;
-    float *yp = j->y + pl * d->oh * d->ow;
+    const uint8_t *xp = (const uint8_t *)j->x + pl * d->h * d->w;
+    uint8_t *yp = (uint8_t *)j->y + pl * d->oh * d->ow;
     for (int64_t oh = 0; oh < d->oh; oh++) {
+      uint8_t *yr = yp + oh * d->ow;
+      for (int64_t o = 0; o < d->ow; o++) yr[o] = 0;
       int64_t h0, h1;
       taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
-      const int64_t ihs = oh * d->sh - d->ph;
-      for (int64_t ow = 0; ow < d->ow; ow++) {
-        int64_t w0, w1;
-        taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
-        const int64_t iws = ow * d->sw - d->pw;
-        /* Start from the first valid tap, then a select that compiles to maxss: no
-         * data-dependent branch (the first version's `first || v > best` branch was 7%
-         * of resnet18). Same results: a NaN first tap stays, a later NaN never wins,
-         * ties keep the first tap. (The window is never empty: ONNX pads < kernel.) */
-        float best = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + iws + w0] : -INFINITY;
-        for (int64_t kh = h0; kh < h1; kh++) {
-          const float *row = xp + (ihs + kh) * d->w + iws;
-          for (int64_t kw = w0; kw < w1; kw++) {
-            float v = row[kw];
-            best = v > best ? v : best;
-          }
+      for (int64_t kh = h0; kh < h1; kh++) {
+        const uint8_t *row = xp + (oh * d->sh - d->ph + kh) * d->w;
+        for (int64_t kw = 0; kw < d->kw; kw++) {
+          /* outputs o with 0 <= o*sw - pw + kw < w */
+          int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw;
+          if (last < 0) continue;
+          int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
+          if (hi > d->ow) hi = d->ow;
+          const uint8_t *src = row + kw - d->pw;
+          if (d->sw == 1)
+            for (int64_t o = lo; o < hi; o++) yr[o] = src[o] > yr[o] ? src[o] : yr[o];
+          else if (d->sw == 2)
+            for (int64_t o = lo; o < hi; o++) yr[o] = src[2 * o] > yr[o] ? src[2 * o] : yr[o];
+          else
+            for (int64_t o = lo; o < hi; o++) yr[o] = src[o * d->sw] > yr[o] ? src[o * d->sw] : yr[o];
         }
-        yp[oh * d->ow + ow] = best;
       }
     }
   }
@@ -54,13 +92,18 @@ void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threa
   nnp_threadpool_run(tp, maxpool_range, &j, d->planes);
 }
 
+void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp) {
+  pool_job j = {.d = d, .x = x, .y = y};
+  nnp_threadpool_run(tp, maxpool_range_u8, &j, d->planes);
+}
+
 static void gap_range(void *p, int64_t b, int64_t e) {
   const pool_job *j = p;
   for (int64_t pl = b; pl < e; pl++) {
-    const float *xp = j->x + pl * j->hw;
+    const float *xp = (const float *)j->x + pl * j->hw;
     double acc = 0;
     for (int64_t i = 0; i < j->hw; i++) acc += (double)xp[i];
-    j->y[pl] = (float)(acc / (double)j->hw);
+    ((float *)j->y)[pl] = (float)(acc / (double)j->hw);
   }
 }
 

@@ -1,5 +1,5 @@
 /* Fast float32 pooling over NCHW planes, split across the pool by plane:
- * 2-D MaxPool (padding never wins, ties keep the first tap, as the reference) and
+ * 2-D MaxPool (float32 or uint8; padding never wins, ties keep the first tap, as the reference) and
  * GlobalAveragePool (summed in double, as the reference). y may not alias x. */
 #ifndef NNP_KERNELS_POOL_H
 #define NNP_KERNELS_POOL_H
@@ -13,6 +13,8 @@ typedef struct nnp_pool2d_desc {
 } nnp_pool2d_desc;
 
 void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+/* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */
+void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp);
 /* y[p] = mean of plane p (planes of hw elements) */
 void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp);
 

@@ -1,6 +1,8 @@
 /* Packing, the generic tile and the tile loop of the packed INT8 GEMM (kernels/qgemm.h). */
 #include "kernels/qgemm.h"
 
+#include "kernels/cpu.h"
+
 #define MR NNP_QGEMM_MR
 #define NR NNP_QGEMM_NR
 
@@ -77,10 +79,101 @@ static void qgemm_range(void *p, int64_t b, int64_t e) {
   }
 }
 
-void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
-                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic) {
+nnp_qgemm_isa nnp_qgemm_best_isa(void) {
+  if (nnp_cpu_has_avx512_vnni()) return NNP_QGEMM_VNNI;
+  return nnp_cpu_has_avx2_fma() ? NNP_QGEMM_AVX2 : NNP_QGEMM_GENERIC;
+}
+
+const char *nnp_qgemm_isa_name(nnp_qgemm_isa isa) {
+  return isa == NNP_QGEMM_VNNI ? "avx512vnni" : isa == NNP_QGEMM_AVX2 ? "avx2" : "generic";
+}
+
+void nnp_qgemm_packed_isa(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                          int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, nnp_qgemm_isa isa) {
   if (M <= 0 || N <= 0) return;
   qgemm_job j = {.M = M, .N = N, .K2 = k2_of(K), .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc,
-                 .ep = ep, .tile = generic ? nnp_qgemm_tile_generic : nnp_qgemm_tile_avx2};
+                 .ep = ep,
+                 .tile = isa == NNP_QGEMM_VNNI   ? nnp_qgemm_tile_vnni
+                         : isa == NNP_QGEMM_AVX2 ? nnp_qgemm_tile_avx2
+                                                 : nnp_qgemm_tile_generic};
   nnp_threadpool_run(tp, qgemm_range, &j, j.mp * ((N + NR - 1) / NR));
+}
+
+void nnp_qgemm_packed_ex(int64_t M, int64_t N, int64_t K, const int16_t *Ap, const int16_t *Bp, uint8_t *C,
+                         int64_t ldc, const nnp_qepilogue *ep, nnp_threadpool *tp, bool generic) {
+  nnp_qgemm_packed_isa(M, N, K, Ap, Bp, C, ldc, ep, tp, generic ? NNP_QGEMM_GENERIC : nnp_qgemm_best_isa());
+}
+
+/* --- the u8 x s8 layout (vpdpbusd) ---------------------------------------------------- */
+
+static int64_t k4_of(int64_t K) { return (K + 3) / 4; }
+
+size_t nnp_qgemm4_packed_a_bytes(int64_t M, int64_t K) { return (size_t)((M + MR - 1) / MR * MR * 4 * k4_of(K)); }
+size_t nnp_qgemm4_packed_b_bytes(int64_t K, int64_t N) { return (size_t)((N + NR - 1) / NR * NR * 4 * k4_of(K)); }
+
+void nnp_qgemm4_pack_a(int64_t M, int64_t K, const int8_t *A, int64_t lda, int8_t *dst) {
+  int64_t K4 = k4_of(K);
+  for (int64_t p = 0; p * MR < M; p++) {
+    int8_t *panel = dst + p * MR * 4 * K4;
+    for (int64_t k = 0; k < 4 * K4; k++)
+      for (int r = 0; r < MR; r++) {
+        int64_t m = p * MR + r;
+        panel[(k >> 2) * MR * 4 + r * 4 + (k & 3)] = m < M && k < K ? A[m * lda + k] : 0;
+      }
+  }
+}
+
+void nnp_qgemm4_pack_b(int64_t K, int64_t N, const uint8_t *B, int64_t sbk, int64_t sbn, uint8_t pad, uint8_t *dst) {
+  int64_t K4 = k4_of(K);
+  for (int64_t q = 0; q * NR < N; q++) {
+    uint8_t *panel = dst + q * NR * 4 * K4;
+    for (int64_t k = 0; k < 4 * K4; k++)
+      for (int c = 0; c < NR; c++) {
+        int64_t n = q * NR + c;
+        panel[(k >> 2) * NR * 4 + c * 4 + (k & 3)] = n < N && k < K ? B[k * sbk + n * sbn] : pad;
+      }
+  }
+}
+
+void nnp_qgemm4_tile_generic(int64_t K4, const int8_t *a, const uint8_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
+                             const nnp_qepilogue *ep, int64_t i0) {
+  int32_t acc[MR][NR] = {{0}};
+  for (int64_t kq = 0; kq < K4; kq++) {
+    for (int r = 0; r < MR; r++)
+      for (int j = 0; j < NR; j++)
+        for (int t = 0; t < 4; t++) acc[r][j] += (int32_t)b[j * 4 + t] * a[r * 4 + t];
+    a += MR * 4;
+    b += NR * 4;
+  }
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(acc[r][j], ep, i0 + r);
+}
+
+typedef struct qgemm4_job {
+  int64_t M, N, K4, mp;
+  const int8_t *Ap;
+  const uint8_t *Bp;
+  uint8_t *C;
+  int64_t ldc;
+  const nnp_qepilogue *ep;
+  nnp_qgemm4_tile_fn tile;
+} qgemm4_job;
+
+static void qgemm4_range(void *p, int64_t b, int64_t e) {
+  const qgemm4_job *j = p;
+  for (int64_t t = b; t < e; t++) {
+    int64_t ip = t % j->mp, jp = t / j->mp;
+    int64_t i0 = ip * MR, j0 = jp * NR;
+    int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
+    j->tile(j->K4, j->Ap + ip * MR * 4 * j->K4, j->Bp + jp * NR * 4 * j->K4, j->C + i0 * j->ldc + j0, j->ldc, mr,
+            nr, j->ep, i0);
+  }
+}
+
+void nnp_qgemm4_packed(int64_t M, int64_t N, int64_t K, const int8_t *Ap, const uint8_t *Bp, uint8_t *C, int64_t ldc,
+                       const nnp_qepilogue *ep, nnp_threadpool *tp, bool vnni) {
+  if (M <= 0 || N <= 0) return;
+  qgemm4_job j = {.M = M, .N = N, .K4 = k4_of(K), .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc,
+                  .ep = ep, .tile = vnni ? nnp_qgemm4_tile_vnni : nnp_qgemm4_tile_generic};
+  nnp_threadpool_run(tp, qgemm4_range, &j, j.mp * ((N + NR - 1) / NR));
 }

@@ -5,9 +5,12 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "kernels/qdwconv.h"
 #include "kernels/qgemm.h"
 
 #if defined(__AVX2__)
+#include "kernels/qgemm_store_avx2.h"
+
 /* One (k, k+1) weight pair as an int32 in every lane: vpbroadcastd from memory
  * (_mm_loadu_si32 is an unaligned, aliasing-safe 4-byte load). */
 static inline __m256i bcast_pair(const int16_t *p) { return _mm256_broadcastd_epi32(_mm_loadu_si32(p)); }
@@ -34,36 +37,127 @@ void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
     b += NNP_QGEMM_NR * 2;
   }
   __m256i acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-  if (nr == NNP_QGEMM_NR) {
-    const __m256 zp = _mm256_set1_ps((float)ep->zp), lo = _mm256_set1_ps((float)ep->qmin),
-                 hi = _mm256_set1_ps((float)ep->qmax);
-    for (int r = 0; r < mr; r++) {
-      __m256i bias = _mm256_set1_epi32(ep->bias ? ep->bias[i0 + r] : 0);
-      __m256 mult = _mm256_set1_ps(ep->mult[i0 + r]);
-      __m256i q[2];
-      for (int h = 0; h < 2; h++) {
-        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc[r][h], bias)), mult);
-        f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-        f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
-        q[h] = _mm256_cvttps_epi32(f);
-      }
-      /* 16 int32 in [0, 255] -> 16 bytes in column order (packs works per 128-bit lane) */
-      __m256i p16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
-      __m128i p8 = _mm_packus_epi16(_mm256_castsi256_si128(p16), _mm256_extracti128_si256(p16, 1));
-      _mm_storeu_si128((__m128i *)(c + r * ldc), p8);
+  nnp_qtile_store_avx2(acc, c, ldc, mr, nr, ep, i0);
+}
+
+/* 16 bytes of channel k and of channel k+1 -> one pair row: (a - zp, b - zp) per column. */
+static inline void pair_row(__m128i a8, __m128i b8, __m256i z, int16_t *dst) {
+  __m256i a = _mm256_sub_epi16(_mm256_cvtepu8_epi16(a8), z), b = _mm256_sub_epi16(_mm256_cvtepu8_epi16(b8), z);
+  /* per 128-bit lane: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15, as (a, b) pairs */
+  __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+  _mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(lo, hi, 0x20));
+  _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
+void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
+  const __m256i z = _mm256_set1_epi16(zp);
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    pair_row(_mm_loadu_si128((const __m128i *)(x + ch * plane)),
+             _mm_loadu_si128((const __m128i *)(x + (ch + 1 < C ? ch + 1 : ch) * plane)), z, dst);
+}
+
+void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
+                                   uint8_t zp, int16_t *dst) {
+  const __m256i z = _mm256_set1_epi16(zp);
+  uint8_t keep[16];
+  for (int c = 0; c < 16; c++) keep[c] = in[c] ? 0xff : 0;
+  /* padding columns read offset 0 (in bounds) and are then replaced by the zero point */
+  const __m128i mask = _mm_loadu_si128((const __m128i *)keep), zb = _mm_set1_epi8((char)zp);
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2) {
+    const uint8_t *s0 = x + ch * plane, *s1 = ch + 1 < C ? s0 + plane : s0;
+    uint8_t t0[16], t1[16];
+    for (int c = 0; c < 16; c++) {
+      t0[c] = s0[off[c]];
+      t1[c] = s1[off[c]];
     }
-    return;
+    pair_row(_mm_blendv_epi8(zb, _mm_loadu_si128((const __m128i *)t0), mask),
+             _mm_blendv_epi8(zb, _mm_loadu_si128((const __m128i *)t1), mask), z, dst);
   }
-  int32_t tmp[6][16];
-  for (int r = 0; r < mr; r++) {
-    _mm256_storeu_si256((__m256i *)tmp[r], acc[r][0]);
-    _mm256_storeu_si256((__m256i *)(tmp[r] + 8), acc[r][1]);
+}
+
+/* 16 bytes of each of 4 channels -> the 64-byte group row: column c's 4 channel bytes. */
+static inline void quad_row(__m128i v0, __m128i v1, __m128i v2, __m128i v3, uint8_t *dst) {
+  __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpackhi_epi8(v0, v1);
+  __m128i c = _mm_unpacklo_epi8(v2, v3), d = _mm_unpackhi_epi8(v2, v3);
+  _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(a, c));
+  _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(a, c));
+  _mm_storeu_si128((__m128i *)(dst + 32), _mm_unpacklo_epi16(b, d));
+  _mm_storeu_si128((__m128i *)(dst + 48), _mm_unpackhi_epi16(b, d));
+}
+
+void nnp_qim2col4_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, uint8_t *dst) {
+  for (int64_t ch = 0; ch < C4; ch += 4, dst += NNP_QGEMM_NR * 4) {
+    __m128i v[4];
+    for (int t = 0; t < 4; t++) /* phantom channels (>= C) repeat C-1: their weights are 0 */
+      v[t] = _mm_loadu_si128((const __m128i *)(x + (ch + t < C ? ch + t : C - 1) * plane));
+    quad_row(v[0], v[1], v[2], v[3], dst);
   }
-  for (int r = 0; r < mr; r++)
-    for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_qrequant(tmp[r][j], ep, i0 + r);
+}
+
+void nnp_qim2col4_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, const int64_t *off,
+                              const bool *in, uint8_t pad, uint8_t *dst) {
+  uint8_t keep[16];
+  for (int c = 0; c < 16; c++) keep[c] = in[c] ? 0xff : 0;
+  const __m128i mask = _mm_loadu_si128((const __m128i *)keep), pb = _mm_set1_epi8((char)pad);
+  for (int64_t ch = 0; ch < C4; ch += 4, dst += NNP_QGEMM_NR * 4) {
+    __m128i v[4];
+    for (int t = 0; t < 4; t++) {
+      const uint8_t *s = x + (ch + t < C ? ch + t : C - 1) * plane;
+      uint8_t tmp[16];
+      for (int c = 0; c < 16; c++) tmp[c] = s[off[c]]; /* padding columns read offset 0, then blended */
+      v[t] = _mm_blendv_epi8(pb, _mm_loadu_si128((const __m128i *)tmp), mask);
+    }
+    quad_row(v[0], v[1], v[2], v[3], dst);
+  }
+}
+
+void nnp_qrequant_row_avx2(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y) {
+  const __m256 zp = _mm256_set1_ps((float)ep->zp), lo = _mm256_set1_ps((float)ep->qmin),
+               hi = _mm256_set1_ps((float)ep->qmax), mult = _mm256_set1_ps(ep->mult[row]);
+  const __m256i bias = _mm256_set1_epi32(ep->bias ? ep->bias[row] : 0);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + i)), bias);
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), mult);
+    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+    __m256i q = _mm256_cvttps_epi32(f);
+    __m128i q16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)(y + i), _mm_packus_epi16(q16, q16));
+  }
+  for (; i < n; i++) y[i] = nnp_qrequant(acc[i], ep, row);
 }
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_qim2col4_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, uint8_t *dst) {
+  for (int64_t ch = 0; ch < C4; ch += 4, dst += NNP_QGEMM_NR * 4)
+    for (int c = 0; c < NNP_QGEMM_NR; c++)
+      for (int t = 0; t < 4; t++) dst[c * 4 + t] = x[(ch + t < C ? ch + t : C - 1) * plane + c];
+}
+void nnp_qim2col4_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, const int64_t *off,
+                              const bool *in, uint8_t pad, uint8_t *dst) {
+  for (int64_t ch = 0; ch < C4; ch += 4, dst += NNP_QGEMM_NR * 4)
+    for (int c = 0; c < NNP_QGEMM_NR; c++)
+      for (int t = 0; t < 4; t++) dst[c * 4 + t] = in[c] ? x[(ch + t < C ? ch + t : C - 1) * plane + off[c]] : pad;
+}
+void nnp_qrequant_row_avx2(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y) {
+  for (int64_t i = 0; i < n; i++) y[i] = nnp_qrequant(acc[i], ep, row);
+}
+void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, const int64_t *off, const bool *in,
+                                   uint8_t zp, int16_t *dst) {
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      dst[c * 2] = in[c] ? (int16_t)(x[ch * plane + off[c]] - zp) : 0;
+      dst[c * 2 + 1] = in[c] ? (int16_t)(x[(ch + 1 < C ? ch + 1 : ch) * plane + off[c]] - zp) : 0;
+    }
+}
+void nnp_qim2col_pairs_avx2(const uint8_t *x, int64_t plane, int64_t C, int16_t zp, int16_t *dst) {
+  for (int64_t ch = 0; ch < C; ch += 2, dst += NNP_QGEMM_NR * 2)
+    for (int c = 0; c < NNP_QGEMM_NR; c++) {
+      dst[c * 2] = (int16_t)(x[ch * plane + c] - zp);
+      dst[c * 2 + 1] = (int16_t)(x[(ch + 1 < C ? ch + 1 : ch) * plane + c] - zp);
+    }
+}
 void nnp_qgemm_tile_avx2(int64_t K2, const int16_t *a, const int16_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                          const nnp_qepilogue *ep, int64_t i0) {
   nnp_qgemm_tile_generic(K2, a, b, c, ldc, mr, nr, ep, i0);

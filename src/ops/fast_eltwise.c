@@ -89,6 +89,8 @@ nnp_prepare_fn nnp_op_prepare(int op) {
     case NNP_OP_MAX_POOL:
     case NNP_OP_GLOBAL_AVERAGE_POOL: return nnp_prepare_pool;
     case NNP_OP_QLINEAR_CONV: return nnp_prepare_qlinear_conv;
+    case NNP_OP_QUANTIZE_LINEAR:
+    case NNP_OP_DEQUANTIZE_LINEAR: return nnp_prepare_quantize;
     default: return NULL;
   }
 }

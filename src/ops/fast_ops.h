@@ -12,6 +12,9 @@ nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kern
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* QLinearConv -> the INT8 GEMM (ops/fast_qconv.c) */
 nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* QuantizeLinear float32 -> uint8 and DequantizeLinear uint8 -> float32 with constant
+ * scalar parameters -> kernels/qeltwise.h (ops/fast_qeltwise.c) */
+nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
 /* The op's prepare hook: nnp_op_info.prepare, or one of the elementwise fast paths
  * kept here so that the op files need no change; NULL when there is none. */

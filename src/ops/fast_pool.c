@@ -1,4 +1,4 @@
-/* MaxPool (2-D, float32, no indices output, no dilation, explicit or VALID padding) and
+/* MaxPool (2-D, float32 or uint8, no indices output, no dilation, explicit or VALID padding) and
  * GlobalAveragePool (float32) -> kernels/pool.h. Everything else stays reference. */
 #include <string.h>
 
@@ -18,6 +18,7 @@ static void fast_pool_destroy(void *p) { nnp_free(p); }
 static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
   const fast_pool *f = p;
   if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  else if (ctx->in[0]->dtype == NNP_U8) nnp_maxpool2d_u8(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   return NNP_OK;
 }
@@ -37,7 +38,8 @@ static nnp_status make(const nnp_pool2d_desc *d, bool global, const char *name, 
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
-  if (x->dtype != NNP_F32 || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  bool u8 = x->dtype == NNP_U8 && !strcmp(ctx->node->op_type, "MaxPool");
+  if ((x->dtype != NNP_F32 && !u8) || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
   nnp_pool2d_desc d = {0};
   if (!strcmp(ctx->node->op_type, "GlobalAveragePool")) {
     if (x->rank < 3) return NNP_OK;
@@ -75,5 +77,5 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   d.w = x->dims[3];
   d.oh = y->dims[2];
   d.ow = y->dims[3];
-  return make(&d, false, "pool.max2d", out);
+  return make(&d, false, u8 ? "pool.max2d.u8" : "pool.max2d", out);
 }

@@ -18,12 +18,17 @@ enum {
   NNP_OP_FUSED_CONV = NNP_OP_COUNT,
   NNP_OP_FUSED_GEMM,
   NNP_OP_FUSED_ELEMENTWISE,
+  NNP_OP_QLINEAR_ADD,
   NNP_OP_INTERNAL_END
 };
 
 extern const nnp_op_info nnp_op_fused_conv;
 extern const nnp_op_info nnp_op_fused_gemm;
 extern const nnp_op_info nnp_op_fused_elementwise;
+/* QLinearAdd(A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp), attributes `activation`
+ * (Relu, Clip or absent) and `activation_params`: the quantized residual add
+ * (ops/qlinear_add.c). */
+extern const nnp_op_info nnp_op_qlinear_add;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

@@ -377,6 +377,10 @@ static nnp_status ref_int(nnp_op_ctx *ctx, const int_op *op) {
     for (int d = 2; d < y->rank; d++) inner *= y->dims[d];
   int64_t ncols = y->rank >= 1 ? y->dims[y->rank - 1] : 1, nrows = y->rank >= 2 ? y->dims[y->rank - 2] : 1;
   bool a_per_row = nnp_tensor_numel(as) > 1, b_per = nnp_tensor_numel(bs) > 1;
+  /* nnperf_clamp [qmin, qmax]: a Relu / Clip the fuse-qdq pass folded into the output
+   * range (never in imported models: it is nnperf's own attribute) */
+  const int64_t *cl = NULL;
+  bool clamp = nnp_attr_ints(ctx->node, "nnperf_clamp", &cl) == 2;
   for (int64_t i = 0; i < n; i++) {
     float sa, sb;
     double v = acc[i];
@@ -391,7 +395,9 @@ static nnp_status ref_int(nnp_op_ctx *ctx, const int_op *op) {
       sb = bsv[b_per ? col : 0];
     }
     float mult = sa * sb / ysv;
-    store_q(y->data, i, yzp->dtype, sat_round(rintf((float)v * mult) + z, yzp->dtype));
+    float r = sat_round(rintf((float)v * mult) + z, yzp->dtype);
+    if (clamp) r = r < (float)cl[0] ? (float)cl[0] : r > (float)cl[1] ? (float)cl[1] : r;
+    store_q(y->data, i, yzp->dtype, r);
   }
   return NNP_OK;
 }

@@ -146,6 +146,8 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   json_opt_bytes(f, w->vmhwm_bytes);
   fputs("},\n      \"accuracy\": ", f);
   write_accuracy(f, &w->acc);
+  fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */
+  write_accuracy(f, &w->int8_agree);
   /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
   fprintf(f, ",\n      \"processes\": %d,\n      \"process_samples\": [", w->n_processes);
   for (int p = 0; p < w->n_processes && p < NNP_MAX_PROCESSES; p++) fprintf(f, "%s%d", p ? ", " : "", w->process_samples[p]);

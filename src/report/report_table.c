@@ -174,6 +174,19 @@ static void differs(const table *t, const nnp_bench_row *w, char *buf, size_t n)
   }
 }
 
+/* The ok row of w's backend, threads, batch and scenario at the baseline's precision. */
+static const nnp_bench_row *own_row(const table *t, const nnp_bench_row *w) {
+  const nnp_bench_row *b = &t->r->rows[t->base];
+  for (int j = 0; j < nrows(t->r); j++) {
+    const nnp_bench_row *o = &t->r->rows[j];
+    if (o != w && row_has_stats(o) && o->precision == b->precision && o->threads == w->threads &&
+        o->batch == w->batch && !strcmp(o->backend, w->backend) &&
+        same_label(o->scenario, sizeof o->scenario, w->scenario, sizeof w->scenario))
+      return o;
+  }
+  return NULL;
+}
+
 static bool cis_overlap(const nnp_stats *a, const nnp_stats *b) {
   return !(a->p50_hi < b->p50_lo || a->p50_lo > b->p50_hi);
 }
@@ -192,6 +205,14 @@ static void ratio_cell(const table *t, int i, char *buf, size_t n) {
   }
   char diff[64];
   differs(t, w, diff, sizeof diff);
+  if (!strcmp(diff, "precision")) { /* e.g. int8: the speed-up over the backend's own row */
+    const nnp_bench_row *own = own_row(t, w);
+    if (own && own->stats.p50 > 0.0 && w->stats.p50 > 0.0) {
+      snprintf(buf, n, "%s%.2fx vs own %s", cis_overlap(&own->stats, &w->stats) ? "~" : "",
+               own->stats.p50 / w->stats.p50, nnp_precision_name(own->precision));
+      return;
+    }
+  }
   if (diff[0]) {
     snprintf(buf, n, "n/a (differs: %s)", diff);
     return;
@@ -546,5 +567,18 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     }
     fputs(".\n", f);
   }
+  for (int i = 0; i < n_rows; i++) { /* --int8-model: other backends vs nnperf's int8 outputs */
+    const nnp_bench_row *w = &r->rows[i];
+    if (w->status != NNP_ROW_OK || !w->int8_agree.compared) continue;
+    char label[96], ref[96];
+    one_line(label, sizeof label, w->label, sizeof w->label, 60);
+    one_line(ref, sizeof ref, w->int8_agree.reference, sizeof w->int8_agree.reference, 60);
+    fprintf(f, "  int8 agreement '%s' vs '%s' (same QDQ model): ", label, ref);
+    if (w->int8_agree.top1 >= 0) fprintf(f, "top-1 %.0f%%, ", w->int8_agree.top1 * 100);
+    fprintf(f, "cosine %.5f, max relative error %.1e.\n", w->int8_agree.cosine, w->int8_agree.max_rel);
+  }
+  if (any_mix_diff && t.base >= 0)
+    fputs("  'Nx vs own PRECISION': a row that differs from the baseline only in precision, against the same backend's "
+          "row at the baseline's precision (e.g. INT8 speed-up); ~ where their P50 intervals overlap.\n", f);
   if (any_cut) fputs("  Failure reasons are shortened here; the JSON result has them in full.\n", f);
 }

@@ -237,6 +237,14 @@ static nnp_status read_row(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
     w->acc.top1 = w->acc.top5 = -1;
   }
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(get_obj(rd, o, "int8_agreement", &sub)); /* optional: results before it lack it */
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].int8_agreement", idx);
+    NNP_TRY(read_accuracy(rd, sub, &w->int8_agree));
+  } else {
+    w->int8_agree.top1 = w->int8_agree.top5 = -1;
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
 
   /* raw samples: the reason this file exists; every one a finite, non-negative number */
   json_t *samples = json_object_get(o, "samples_s");

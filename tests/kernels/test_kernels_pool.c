@@ -1,5 +1,5 @@
-/* Fast MaxPool 2-D and GlobalAveragePool against naive loops: random shapes, kernels,
- * strides, pads (windows partly or wholly in the padding), threads 1..4. */
+/* Fast MaxPool 2-D (float32 and uint8) and GlobalAveragePool against naive loops: random
+ * shapes, kernels, strides, pads (windows partly or wholly in the padding), threads 1..4. */
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +40,29 @@ int main(void) {
       nnp_maxpool2d(&d, x, got, pools[t]);
       CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d threads %d differs", trial, t + 1);
     }
+    /* uint8: the same windows on bytes (the naive max starts at 0, the identity for bytes) */
+    uint8_t *xq = nnp_malloc((size_t)nx), *wq = nnp_malloc((size_t)ny), *gq = nnp_malloc((size_t)ny);
+    for (int64_t i = 0; i < nx; i++) xq[i] = (uint8_t)(trial % 4 == 0 ? kt_next() % 3 : kt_next()); /* ties */
+    for (int64_t p = 0; p < d.planes; p++)
+      for (int64_t oh = 0; oh < d.oh; oh++)
+        for (int64_t ow = 0; ow < d.ow; ow++) {
+          uint8_t best = 0;
+          for (int64_t kh = 0; kh < d.kh; kh++)
+            for (int64_t kw = 0; kw < d.kw; kw++) {
+              int64_t ih = oh * d.sh - d.ph + kh, iw = ow * d.sw - d.pw + kw;
+              if (ih >= 0 && ih < d.h && iw >= 0 && iw < d.w && xq[(p * d.h + ih) * d.w + iw] > best)
+                best = xq[(p * d.h + ih) * d.w + iw];
+            }
+          wq[(p * d.oh + oh) * d.ow + ow] = best;
+        }
+    for (int t = 0; t < 4; t++) {
+      memset(gq, 0xa5, (size_t)ny);
+      nnp_maxpool2d_u8(&d, xq, gq, pools[t]);
+      CHECK_MSG(memcmp(gq, wq, (size_t)ny) == 0, "uint8 maxpool trial %d threads %d differs", trial, t + 1);
+    }
+    nnp_free(xq);
+    nnp_free(wq);
+    nnp_free(gq);
     float gap_want[9], gap_got[9];
     for (int64_t p = 0; p < d.planes; p++) {
       double acc = 0;

@@ -1,4 +1,6 @@
-/* Packed INT8 GEMM: the AVX2 (vpmaddwd) and generic tiles against a plain int64
+/* Packed INT8 GEMM: the AVX2 (vpmaddwd), AVX-512 VNNI (vpdpwssd, where the CPU has it)
+ * and generic tiles, and the u8 x s8 layout (vpdpbusd and its generic tile, symmetric
+ * weights) against a plain int64
  * reference plus the shared requantize, bit for bit, over random odd shapes, zero points,
  * fused clamps and thread counts 1..4; then the corners where u8 x s8 vpmaddubsw would
  * saturate its int16 pair sums (all 255 x all -128 / 127, and zero-point-shifted
@@ -41,21 +43,56 @@ static void run_case(const char *what, const qcase *q, nnp_threadpool *const *po
   int16_t *bp = nnp_aligned_alloc(nnp_qgemm_packed_b_elems(K, N) * sizeof(int16_t));
   nnp_qgemm_pack_a(M, K, q->A, K, q->azp, ap);
   nnp_qgemm_pack_b(K, N, q->B, N, 1, q->bzp, bp);
-  for (int generic = 0; generic < 2; generic++) {
-    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+  for (int isa = NNP_QGEMM_GENERIC; isa <= NNP_QGEMM_VNNI; isa++) {
+    if (isa == NNP_QGEMM_AVX2 && !nnp_cpu_has_avx2_fma()) continue;
+    if (isa == NNP_QGEMM_VNNI && !nnp_cpu_has_avx512_vnni()) continue;
     for (int t = 0; t < 4; t++) {
       memset(got, 0xa5, (size_t)(M * N));
-      nnp_qgemm_packed_ex(M, N, K, ap, bp, got, N, &q->ep, pools[t], generic);
+      nnp_qgemm_packed_isa(M, N, K, ap, bp, got, N, &q->ep, pools[t], (nnp_qgemm_isa)isa);
       int64_t bad = -1;
       for (int64_t i = 0; i < M * N && bad < 0; i++)
         if (got[i] != want[i]) bad = i;
       CHECK_MSG(bad < 0, "%s M=%lld N=%lld K=%lld %s threads=%d: C[%lld] = %d, want %d", what, (long long)M,
-                (long long)N, (long long)K, generic ? "generic" : "avx2", t + 1, (long long)bad,
+                (long long)N, (long long)K, nnp_qgemm_isa_name((nnp_qgemm_isa)isa), t + 1, (long long)bad,
                 bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
     }
   }
   nnp_aligned_free(ap);
   nnp_aligned_free(bp);
+  /* the u8 x s8 layout (vpdpbusd) where the weights are symmetric: raw bytes, the B zero
+   * point folded into the bias as -bzp * rowsum(A) */
+  bool sym = true;
+  for (int64_t i = 0; i < M; i++) sym = sym && (!q->azp || q->azp[i] == 0);
+  if (sym) {
+    int8_t *a4 = nnp_aligned_alloc(nnp_qgemm4_packed_a_bytes(M, K));
+    uint8_t *b4 = nnp_aligned_alloc(nnp_qgemm4_packed_b_bytes(K, N));
+    int32_t *bias = nnp_malloc((size_t)M * sizeof(int32_t));
+    for (int64_t i = 0; i < M; i++) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < K; k++) sum += q->A[i * K + k];
+      bias[i] = (q->ep.bias ? q->ep.bias[i] : 0) - (int32_t)(q->bzp * sum);
+    }
+    nnp_qepilogue ep = q->ep;
+    ep.bias = bias;
+    nnp_qgemm4_pack_a(M, K, q->A, K, a4);
+    nnp_qgemm4_pack_b(K, N, q->B, N, 1, (uint8_t)q->bzp, b4);
+    for (int vnni = 0; vnni < 2; vnni++) {
+      if (vnni && !nnp_cpu_has_avx512_vnni()) continue;
+      for (int t = 0; t < 4; t++) {
+        memset(got, 0xa5, (size_t)(M * N));
+        nnp_qgemm4_packed(M, N, K, a4, b4, got, N, &ep, pools[t], vnni);
+        int64_t bad = -1;
+        for (int64_t i = 0; i < M * N && bad < 0; i++)
+          if (got[i] != want[i]) bad = i;
+        CHECK_MSG(bad < 0, "%s M=%lld N=%lld K=%lld u8 %s threads=%d: C[%lld] = %d, want %d", what, (long long)M,
+                  (long long)N, (long long)K, vnni ? "vnni" : "generic", t + 1, (long long)bad,
+                  bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
+      }
+    }
+    nnp_aligned_free(a4);
+    nnp_aligned_free(b4);
+    nnp_free(bias);
+  }
   nnp_free(want);
   nnp_free(got);
 }

@@ -5,6 +5,7 @@
  * (groups, int8 activations, run-time weights). */
 #include "engine/op_eval.h"
 #include "kernels/cpu.h"
+#include "kernels/qgemm.h"
 #include "op_test_util.h"
 #include "ops/fast_ops.h"
 #include "ops/op_util.h"
@@ -43,14 +44,25 @@ static nnp_status run_fast(test_node *t, const nnp_tensor *const *in, int n_in, 
 
 static void one_case(int trial, nnp_threadpool *const *pools) {
   int64_t N = rint_in(1, 2), C = rint_in(1, 20), H = rint_in(1, 14), W = rint_in(1, 14), M = rint_in(1, 40);
+  if (trial % 3 == 1) W = rint_in(16, 40); /* rows of >= 16 outputs: im2col's contiguous path */
   int64_t kh = rint_in(1, 3) * 2 - 1, kw = trial % 5 == 0 ? 1 : kh; /* 1, 3, 5; sometimes 1 x kh */
   if (trial % 4 == 0) kh = kw = 1;
   int64_t sh = rint_in(1, 2), sw = sh, dh = trial % 6 == 5 ? 2 : 1, ph = rint_in(0, kh / 2 + dh - 1), pw = ph;
+  bool noattr = trial % 7 == 6; /* no attributes: stride 1, no padding, no dilation (the defaults) */
+  if (noattr) {
+    sh = sw = dh = 1;
+    ph = pw = 0;
+  }
   if ((H + 2 * ph - dh * (kh - 1) - 1) < 0 || (W + 2 * pw - dh * (kw - 1) - 1) < 0) {
     H += dh * kh;
     W += dh * kw;
   }
-  int64_t xd[4] = {N, C, H, W}, wd[4] = {M, C, kh, kw}, md[1] = {M}, sd[1] = {0};
+  bool dw = trial % 4 == 3; /* depthwise: group = C = M (kernels/qdwconv.h) */
+  if (dw) {
+    M = C = rint_in(1, 24);
+    if (trial % 8 == 3) kw = kh; /* square kernels most of the time */
+  }
+  int64_t xd[4] = {N, C, H, W}, wd[4] = {M, dw ? 1 : C, kh, kw}, md[1] = {M}, sd[1] = {0};
   nnp_tensor X = test_tensor(NNP_U8, 4, xd, NULL), Wt = test_tensor(NNP_I8, 4, wd, NULL);
   for (int64_t i = 0; i < nnp_tensor_numel(&X); i++) ((uint8_t *)X.data)[i] = (uint8_t)rnd();
   for (int64_t i = 0; i < nnp_tensor_numel(&Wt); i++) ((int8_t *)Wt.data)[i] = (int8_t)rnd();
@@ -70,9 +82,16 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_tensor B = test_tensor(NNP_I32, 1, md, bias), Yref;
   test_node t = test_node_new("QLinearConv");
   const int64_t pads[4] = {ph, pw, ph, pw}, strides[2] = {sh, sw}, dil[2] = {dh, dh};
-  test_attr_ints(&t, "pads", 4, pads);
-  test_attr_ints(&t, "strides", 2, strides);
-  test_attr_ints(&t, "dilations", 2, dil);
+  if (dw) test_attr_int(&t, "group", C);
+  if (trial % 9 == 4) { /* a fused Relu / Clip of fuse-qdq: nnperf_clamp [qmin, qmax] */
+    const int64_t cl[2] = {rint_in(0, 100), rint_in(150, 255)};
+    test_attr_ints(&t, "nnperf_clamp", 2, cl);
+  }
+  if (!noattr) {
+    test_attr_ints(&t, "pads", 4, pads);
+    test_attr_ints(&t, "strides", 2, strides);
+    test_attr_ints(&t, "dilations", 2, dil);
+  }
   const nnp_tensor *in[9] = {&X, &XS, &XZ, &Wt, &WS, &WZ, &YS, &YZ, &B};
   int n_in = trial % 2 ? 9 : 8;
   CHECK_OK(nnp_op_eval(t.n, 13, n_in, in, 1, &Yref));
@@ -90,7 +109,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
                 "trial %d N=%lld C=%lld H=%lld W=%lld M=%lld k=%lldx%lld s=%lld p=%lld d=%lld bias=%d %s threads=%d: "
                 "y[%lld] = %d, want %d",
                 trial, (long long)N, (long long)C, (long long)H, (long long)W, (long long)M, (long long)kh,
-                (long long)kw, (long long)sh, (long long)ph, (long long)dh, n_in == 9, generic ? "generic" : "avx2",
+                (long long)kw, (long long)sh, (long long)ph, (long long)dh, n_in == 9, generic ? "generic" : nnp_qgemm_isa_name(nnp_qgemm_best_isa()),
                 th + 1, (long long)bad, bad < 0 ? 0 : ((uint8_t *)Y.data)[bad],
                 bad < 0 ? 0 : ((uint8_t *)Yref.data)[bad]);
       nnp_tensor_free(&Y);
@@ -130,7 +149,7 @@ static void declines(void) {
 int main(void) {
   nnp_threadpool *pools[3] = {NULL};
   for (int t = 1; t < 3; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
-  for (int trial = 0; trial < 60; trial++) one_case(trial, pools);
+  for (int trial = 0; trial < 120; trial++) one_case(trial, pools);
   declines();
   for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();

@@ -6,8 +6,11 @@
  *   W  = DequantizeLinear(wq, ws, wzp)        wq int8 initializer, per-tensor or axis 0
  *   B  = DequantizeLinear(bq, bs[, 0])        optional; int32, bs == xs * ws (rel 1e-5)
  *   Y  = Conv(X, W[, B])                      its only reader is the Q (or the Relu)
- *   [Y = Relu(Y)]                             only when the Q's zero point is 0: the
- *                                             uint8 clamp at 0 is then exactly the Relu
+ *   [Y = Relu(Y) | Clip(Y, lo, hi)]           constant bounds; Q(act(y)) equals Q(y)
+ *                                             clamped to [Q(lo), Q(hi)] since Q is
+ *                                             monotone: the QLinearConv gets nnperf's
+ *                                             attribute nnperf_clamp [Q(lo), Q(hi)]
+ *                                             (not needed for Relu with zero point 0)
  *   yq = QuantizeLinear(Y, ys, yzp)           ys, yzp scalar initializers, yzp uint8
  * The Conv node is rewritten in place (its attributes are QLinearConv's), the Relu and the
  * Q are removed, and DQ nodes left without readers go with the dead-nodes pass. Runs
@@ -38,6 +41,14 @@ static const nnp_node *dq_of(const nnp_graph *g, int v) {
   if (!n) return NULL;
   if (n->op != NNP_OP_DEQUANTIZE_LINEAR || (n->domain && n->domain[0]) || n->n_inputs < 2) return NULL;
   return n;
+}
+
+/* QuantizeLinear of one bound to uint8, as the reference computes it (+-inf saturate). */
+static int64_t quantize_bound(float v, float scale, uint8_t zp) {
+  float r = rintf(rintf(v / scale) + (float)zp);
+  if (!(r >= 0.0f)) r = 0.0f;
+  if (r > 255.0f) r = 255.0f;
+  return (int64_t)r;
 }
 
 static int in_at(const nnp_node *n, int k) { return k < n->n_inputs ? n->inputs[k] : -1; }
@@ -107,7 +118,10 @@ nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count) {
     if (c->op != NNP_OP_CONV || (c->domain && c->domain[0]) || c->n_outputs != 1 || c->outputs[0] < 0) continue;
     int r = -1, q = pass_single_consumer(g, c->outputs[0]);
     if (q < 0 || g->nodes[q].n_outputs != 1 || g->nodes[q].inputs[0] != c->outputs[0]) continue;
-    if (g->nodes[q].op == NNP_OP_RELU) {
+    float flo = 0, fhi = INFINITY; /* the activation's bounds (Relu: [0, inf)) */
+    bool clip = g->nodes[q].op == NNP_OP_CLIP && (!g->nodes[q].domain || !g->nodes[q].domain[0]) &&
+                g->nodes[q].n_outputs == 1 && pass_clip_bounds(g, &g->nodes[q], &flo, &fhi);
+    if (g->nodes[q].op == NNP_OP_RELU || clip) {
       r = q;
       q = pass_single_consumer(g, g->nodes[r].outputs[0]);
       if (q < 0 || g->nodes[q].inputs[0] != g->nodes[r].outputs[0]) continue;
@@ -116,8 +130,23 @@ nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count) {
     if (qn->op != NNP_OP_QUANTIZE_LINEAR || (qn->domain && qn->domain[0]) || qn->n_outputs != 1) continue;
     int inputs[9];
     if (!match(g, c, q, inputs)) continue;
-    if (r >= 0 && *(const uint8_t *)init_of(g, inputs[7])->data != 0) continue;
+    /* Relu / Clip then Q == Q then clamp to [Q(lo), Q(hi)] (Q is monotone); a Relu with
+     * zero point 0 is the uint8 clamp itself */
+    uint8_t yzp = *(const uint8_t *)init_of(g, inputs[7])->data;
+    bool need_clamp = r >= 0 && (clip || yzp != 0);
+    float ys = *(const float *)init_of(g, inputs[6])->data;
+    int64_t qlo = quantize_bound(flo, ys, yzp), qhi = quantize_bound(fhi, ys, yzp);
     NNP_TRY(rewrite(c, inputs, qn->outputs[0]));
+    if (need_clamp) {
+      nnp_attr *a;
+      NNP_TRY(nnp_node_add_attr(c, "nnperf_clamp", &a));
+      a->type = NNP_ATTR_INTS;
+      a->ints = nnp_malloc(2 * sizeof(int64_t));
+      if (!a->ints) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing QDQ into QLinearConv");
+      a->count = 2;
+      a->ints[0] = qlo;
+      a->ints[1] = qhi;
+    }
     /* remove the Q and the Relu, highest index first so the other stays valid */
     int hi = q > r ? q : r, lo = q > r ? r : q;
     pass_remove_node(g, hi);

@@ -51,6 +51,8 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
    * Residual fusion runs before activation fusion so that the activation after the Add
    * lands in the same FusedConv. Blocked-layout is not implemented. */
   if (bits & NNP_PASS_FUSE_QDQ) { /* first: constant folding would dequantize the weights */
+    NNP_TRY(nnp_pass_fuse_qdq_glue(g, shapes, &n)); /* first: its MaxPool swap exposes Conv -> Q */
+    report->applied[8] += n;
     NNP_TRY(nnp_pass_fuse_qdq(g, &n));
     report->applied[8] += n;
   }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# nnperf bench --precision fp32,int8 --int8-model Q.onnx on zoo:tiny quantized by nnperf
+# quantize: the native int8 row runs the QDQ file on the INT8 kernels (QLinearConv,
+# QLinearAdd, uint8 MaxPool after fuse-qdq); every backend's int8 row shows its speed-up
+# against its own fp32 row ("Nx vs own fp32"); ort-cpu's and openvino's int8 rows, where
+# those backends are available, carry their agreement with nnperf's int8 outputs (top-1,
+# cosine) in the JSON and the table notes. Short runs only: no timing is judged.
+set -uo pipefail
+nnperf=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok() { echo "pass $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+py=/usr/bin/python3
+
+"$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || bad "zoo tiny"
+mkdir -p "$work/calib"
+$py - "$work/calib" <<'PY'
+import struct, sys, random
+random.seed(11)
+hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }"
+hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+for k in range(4):
+    vals = [random.uniform(-1, 1) for _ in range(3 * 32 * 32)]
+    with open(f"{sys.argv[1]}/c{k}.npy", "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + struct.pack(f"<{len(vals)}f", *vals))
+PY
+"$nnperf" quantize "$work/tiny.onnx" --calib "$work/calib" -o "$work/q.onnx" > /dev/null 2> "$work/q.err" \
+  || { bad "quantize"; cat "$work/q.err"; }
+
+# the native engine's plan of the QDQ file: INT8 ops, no float Add / DQ->MaxPool glue left
+"$nnperf" inspect "$work/q.onnx" > "$work/inspect.txt" 2>&1 || bad "inspect"
+grep -q ' QLinearConv ' "$work/inspect.txt" && grep -q ' QLinearAdd ' "$work/inspect.txt" \
+  && ! grep -qE ' (Add|FusedElementwise) ' "$work/inspect.txt" \
+  && ok "native plan: QLinearConv and QLinearAdd, no float Add" || { bad "native plan ops"; cat "$work/inspect.txt"; }
+
+backends=native
+avail=$("$nnperf" backends 2>/dev/null)
+for b in ort-cpu openvino; do
+  if grep -qE "^$b +available" <<< "$avail"; then backends="$backends,$b"; else echo "note: $b unavailable here: its int8 row is not checked"; fi
+done
+"$nnperf" bench "$work/tiny.onnx" --backends "$backends" --precision fp32,int8 --int8-model "$work/q.onnx" \
+  --threads 1 --iterations 10 --min-time 0 --warmup 1 --processes 1 --no-history --json "$work/b.json" \
+  > "$work/b.txt" 2> "$work/b.err"
+rc=$?
+[ $rc -eq 0 ] && ok "bench int8 rows ($backends) exit 0" || { bad "bench exit $rc"; cat "$work/b.err" "$work/b.txt"; }
+for b in ${backends//,/ }; do
+  grep -qE "^$b int8 t1 b1 +ok .*[0-9.]+x vs own fp32" "$work/b.txt" && ok "$b int8 row: speed-up vs its own fp32 row" \
+    || { bad "$b int8 row: no 'vs own fp32'"; cat "$work/b.txt"; }
+done
+$py - "$work/b.json" "$backends" <<'PY' && ok "JSON: int8 rows ok, others agree with nnperf's int8 outputs" || bad "JSON int8 agreement"
+import json, sys
+rows = {r["label"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+for b in sys.argv[2].split(","):
+    r = rows[f"{b} int8 t1 b1"]
+    assert r["status"] == "ok" and r["precision"] == "int8", r
+    assert r["accuracy"]["reference"] == "native fp32 t1 b1", r["accuracy"]
+    agree = r["int8_agreement"]
+    if b == "native":
+        assert agree["compared"] is False, agree
+        continue
+    # the same QDQ model: the same class, outputs near-identical (a rounding tie at most)
+    assert agree["compared"] and agree["reference"] == "native int8 t1 b1", agree
+    assert agree["top1"] == 1.0 and agree["cosine"] > 0.999, agree
+PY
+if [ "$backends" != native ]; then
+  grep -q "int8 agreement '.* int8 t1 b1' vs 'native int8 t1 b1' (same QDQ model): top-1 100%" "$work/b.txt" \
+    && ok "table notes: int8 agreement" || { bad "table notes"; cat "$work/b.txt"; }
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
