@@ -3,10 +3,10 @@
 
 #include "kernels/conv.h"
 #include "nnperf/alloc.h"
+#include "ops/conv_desc.h"
 #include "ops/fast_ops.h"
 #include "ops/internal_ops.h"
 #include "ops/op_util.h"
-#include "ops/spatial.h"
 
 typedef struct fast_conv {
   nnp_conv2d_kernel *k;
@@ -32,13 +32,6 @@ static nnp_status fast_conv_run(void *p, nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
-/* Pads of one axis from auto_pad (ONNX: SAME_UPPER puts the odd one at the end). */
-static int64_t same_pad_begin(nnp_auto_pad mode, int64_t in, int64_t out, int64_t s, int64_t k, int64_t d) {
-  int64_t total = (out - 1) * s + (k - 1) * d + 1 - in;
-  if (total < 0) total = 0;
-  return mode == NNP_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
-}
-
 nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   const nnp_tensor *x = ctx->in[0], *w = ctx->in[1], *b = nnp_in(ctx, 2);
   const nnp_tensor *y = ctx->out[0];
@@ -53,26 +46,9 @@ nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = y->dims[1],
                        .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3]};
   d.group = nnp_attr_int(ctx->node, "group", 1);
-  const int64_t *v = NULL;
-  int nv = nnp_attr_ints(ctx->node, "strides", &v);
-  d.sh = nv == 2 ? v[0] : 1;
-  d.sw = nv == 2 ? v[1] : 1;
-  nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  d.dh = nv == 2 ? v[0] : 1;
-  d.dw = nv == 2 ? v[1] : 1;
-  nnp_auto_pad mode;
-  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
-  if (mode == NNP_AUTO_PAD_SAME_UPPER || mode == NNP_AUTO_PAD_SAME_LOWER) {
-    d.ph = same_pad_begin(mode, d.h, d.oh, d.sh, d.kh, d.dh);
-    d.pw = same_pad_begin(mode, d.w, d.ow, d.sw, d.kw, d.dw);
-  } else if (mode == NNP_AUTO_PAD_NOTSET) {
-    nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv == 4) {
-      d.ph = v[0];
-      d.pw = v[1];
-    } else if (nv > 0) return NNP_OK; /* -1: no pads attribute, all zero */
-  }
-  if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
+  bool window_ok;
+  NNP_TRY(nnp_conv2d_read_window(ctx->node, &d, &window_ok));
+  if (!window_ok) return NNP_OK;
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
   fast_conv *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing Conv");

@@ -14,9 +14,9 @@
 #include "kernels/qdwconv.h"
 #include "kernels/qgemm.h"
 #include "nnperf/alloc.h"
+#include "ops/conv_desc.h"
 #include "ops/fast_ops.h"
 #include "ops/op_util.h"
-#include "ops/spatial.h"
 
 typedef struct fast_qconv {
   nnp_conv2d_desc d;
@@ -115,12 +115,6 @@ static nnp_status fast_qconv_run(void *p, nnp_op_ctx *ctx) {
     nnp_qgemm_packed_isa(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, f->isa);
   }
   return NNP_OK;
-}
-
-static int64_t same_pad_begin(nnp_auto_pad mode, int64_t in, int64_t out, int64_t s, int64_t k, int64_t d) {
-  int64_t total = (out - 1) * s + (k - 1) * d + 1 - in;
-  if (total < 0) total = 0;
-  return mode == NNP_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
 }
 
 /* A constant scalar-or-per-channel parameter; false when absent from load-time data. */
@@ -353,26 +347,9 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   if (group != 1 && !depthwise) return NNP_OK;
   nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = M,
                        .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3], .group = 1};
-  const int64_t *v = NULL;
-  int nv = nnp_attr_ints(ctx->node, "strides", &v);
-  d.sh = nv == 2 ? v[0] : 1;
-  d.sw = nv == 2 ? v[1] : 1;
-  nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  d.dh = nv == 2 ? v[0] : 1;
-  d.dw = nv == 2 ? v[1] : 1;
-  nnp_auto_pad mode;
-  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
-  if (mode == NNP_AUTO_PAD_SAME_UPPER || mode == NNP_AUTO_PAD_SAME_LOWER) {
-    d.ph = same_pad_begin(mode, d.h, d.oh, d.sh, d.kh, d.dh);
-    d.pw = same_pad_begin(mode, d.w, d.ow, d.sw, d.kw, d.dw);
-  } else if (mode == NNP_AUTO_PAD_NOTSET) {
-    nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv == 4) {
-      d.ph = v[0];
-      d.pw = v[1];
-    } else if (nv > 0) return NNP_OK; /* -1: absent */
-  }
-  if (d.ph < 0 || d.pw < 0 || d.sh < 1 || d.sw < 1 || d.dh < 1 || d.dw < 1) return NNP_OK;
+  bool window_ok;
+  NNP_TRY(nnp_conv2d_read_window(ctx->node, &d, &window_ok));
+  if (!window_ok) return NNP_OK;
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0 || (!depthwise && w->dims[1] != d.c)) return NNP_OK;
   if (depthwise) return prepare_depthwise(ctx, &d, generic, out);
   if (!generic && nnp_qgemm_best_isa() == NNP_QGEMM_VNNI && d.c * d.kh * d.kw < 60000) {
