@@ -43,6 +43,9 @@ void cli_store_history(const nnp_bench_result *r, const char *history_path, int 
   if (history_path) snprintf(hpath, sizeof hpath, "%s", history_path);
   if ((history_path || nnp_history_default_path(hpath, sizeof hpath) == NNP_OK) && nnp_history_open(hpath, &h) == NNP_OK &&
       nnp_history_add(h, r, &run_id) == NNP_OK) {
+    /* the table went to stdout first: flush it, or a redirected stdout (fully buffered)
+     * gets this line spliced into the middle of the table when both go to one file */
+    fflush(stdout);
     if (!quiet) fprintf(stderr, "nnperf: stored as history run %lld (%s)\n", (long long)run_id, hpath);
   } else {
     /* the measurement itself is fine: say so, keep the exit status */
