@@ -110,12 +110,24 @@ static nnp_status activation_dq(nnp_graph *g, const nnp_calib_entry *e, int v, a
 }
 
 /* int8 per-channel weight (channels along axis) -> DequantizeLinear output value. */
-static nnp_status weight_dq(nnp_graph *g, int wv, int axis, float *scales, int *out) {
+static nnp_status weight_dq(nnp_graph *g, int wv, int axis, const nnp_tensor *bias, float xs, float *scales,
+                            int *out) {
   const nnp_tensor *w = g->values[wv].init;
   int64_t ch = w->dims[axis], outer = 1, inner = 1;
   for (int i = 0; i < axis; i++) outer *= w->dims[i];
   for (int i = axis + 1; i < w->rank; i++) inner *= w->dims[i];
   NNP_TRY(nnp_weight_scales(w, axis, scales));
+  /* The int32 bias has scale xs * ws[c]. A near-dead channel (max|w| ~ 1e-10 after
+   * BatchNorm folding, with a bias of a few units: the pretrained EfficientNet-Lite0 has
+   * them) would need a bias beyond int32, the bias would stay float, and then no INT8
+   * kernel (nor ORT's or OpenVINO's QLinearConv) takes the layer. Raise such a channel's
+   * weight scale until its bias fits with 2x headroom, as ONNX Runtime's quantizer does:
+   * its weights are far below one step either way. */
+  if (bias && xs > 0)
+    for (int64_t c = 0; c < ch; c++) {
+      float floor = fabsf(((const float *)bias->data)[c]) / (xs * 1073741824.0f);
+      if (scales[c] < floor) scales[c] = floor;
+    }
   nnp_tensor q = {NNP_I8, w->rank, {0}, NULL};
   memcpy(q.dims, w->dims, sizeof q.dims);
   NNP_TRY(nnp_tensor_alloc(&q));
@@ -380,14 +392,15 @@ nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *c
       scales_cap = ch;
     }
     int w_dq;
-    s = weight_dq(g, wv, axis, scales, &w_dq);
+    int bv = g->nodes[nodename_i].n_inputs >= 3 ? g->nodes[nodename_i].inputs[2] : -1;
+    bool int32_bias = (conv || gemm) && is_f32_init(g, bv) && g->values[bv].init->rank == 1 &&
+                      (size_t)g->values[bv].init->dims[0] == ch;
+    s = weight_dq(g, wv, axis, int32_bias ? g->values[bv].init : NULL, xs, scales, &w_dq);
     if (s != NNP_OK) break;
     n = &g->nodes[nodename_i]; /* nodes may have moved */
     n->inputs[0] = x_dq;
     n->inputs[1] = w_dq;
-    int bv = n->n_inputs >= 3 ? n->inputs[2] : -1;
-    if ((conv || gemm) && is_f32_init(g, bv) && g->values[bv].init->rank == 1 &&
-        (size_t)g->values[bv].init->dims[0] == ch) {
+    if (int32_bias) {
       int b_dq;
       nnp_status bs = bias_dq(g, bv, xs, scales, &b_dq);
       if (bs == NNP_OK) g->nodes[nodename_i].inputs[2] = b_dq;
