@@ -47,8 +47,26 @@ static void add_pads(nnp_node *n) {
   for (int k = 0; k < 4; k++) a->ints[k] = 1;
 }
 
-/* X(1x4x8x8) -> conv1 3x3 -> BN -> Relu -> conv2 3x3 -> Relu -> conv3 1x1 -> O */
-static nnp_graph *make_graph(void) {
+/* A Constant node holding one float: how PyTorch's exporter writes Clip's bounds. */
+static int add_constant(nnp_graph *g, const char *name, float value) {
+  int v;
+  nnp_graph_value(g, name, &v);
+  g->values[v].dtype = NNP_F32;
+  int ni;
+  nnp_graph_add_node(g, name, "Constant", "", 0, NULL, 1, &v, &ni);
+  nnp_attr *a;
+  nnp_node_add_attr(&g->nodes[ni], "value", &a);
+  a->type = NNP_ATTR_TENSOR;
+  a->tensor = nnp_calloc(1, sizeof *a->tensor);
+  *a->tensor = (nnp_tensor){NNP_F32, 0, {0}, NULL};
+  nnp_tensor_alloc(a->tensor);
+  *(float *)a->tensor->data = value;
+  return v;
+}
+
+/* X(1x4x8x8) -> conv1 3x3 -> BN -> Relu -> conv2 3x3 -> Relu -> conv3 1x1 -> O; with
+ * clip6, conv2's Relu is Clip(0, 6) with Constant-node bounds (ReLU6 as exported). */
+static nnp_graph *make_graph(bool clip6) {
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
@@ -79,7 +97,12 @@ static nnp_graph *make_graph(void) {
   nnp_graph_add_node(g, "relu", "Relu", "", 1, i3, 1, &r, NULL);
   nnp_graph_add_node(g, "conv2", "Conv", "", 3, i4, 1, &y2, &ni);
   add_pads(&g->nodes[ni]);
-  nnp_graph_add_node(g, "relu2", "Relu", "", 1, i5, 1, &r2, NULL);
+  if (clip6) {
+    int i5c[3] = {y2, add_constant(g, "clip.min", 0.0f), add_constant(g, "clip.max", 6.0f)};
+    nnp_graph_add_node(g, "clip2", "Clip", "", 3, i5c, 1, &r2, NULL);
+  } else {
+    nnp_graph_add_node(g, "relu2", "Relu", "", 1, i5, 1, &r2, NULL);
+  }
   nnp_graph_add_node(g, "conv3", "Conv", "", 2, i6, 1, &o, NULL);
   g->values[o].is_output = true;
   nnp_graph_add_output(g, o);
@@ -122,7 +145,7 @@ static int count_op(const nnp_graph *g, const char *op) {
 
 int main(void) {
   for (int i = 0; i < NIN; i++) input[i] = frand() * 2;
-  nnp_graph *g = make_graph();
+  nnp_graph *g = make_graph(false);
   char dir[] = "/tmp/nnp_fqdq_XXXXXX", path[256];
   CHECK(mkdtemp(dir) != NULL);
   float buf[NIN];
@@ -178,6 +201,18 @@ int main(void) {
     CHECK_MSG(cs > 0.9999, "cosine %g", cs);
     CHECK_MSG(md < 0.05 * mx, "max diff %g of %g", md, mx);
   }
+  /* ReLU6 with Constant-node bounds (not initializers: fuse-qdq runs before constant
+   * folding) fuses as well, as a clamp */
+  nnp_graph *g6 = make_graph(true);
+  nnp_calib_table tab6;
+  CHECK_OK(nnp_calibrate(g6, &set, NNP_CALIBRATOR_MINMAX, 0, &tab6));
+  CHECK_OK(nnp_qdq_rewrite(g6, &tab6, NULL, 0, &rep));
+  CHECK_OK(nnp_passes_run(g6, NNP_PASS_FUSE_QDQ | NNP_PASS_DEAD_NODES, NULL, &pr));
+  CHECK_MSG(count_op(g6, "QLinearConv") == 2 && count_op(g6, "Clip") == 0,
+            "Clip with Constant bounds: %d QLinearConv, %d Clip left", count_op(g6, "QLinearConv"),
+            count_op(g6, "Clip"));
+  nnp_calib_table_free(&tab6);
+  nnp_graph_destroy(g6);
   nnp_calib_table_free(&tab);
   nnp_calib_close(&set);
   for (int k = 0; k < 4; k++) {

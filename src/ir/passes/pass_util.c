@@ -86,7 +86,18 @@ void pass_replace_uses(nnp_graph *g, int from, int to) {
 const nnp_tensor *pass_const_f32(const nnp_graph *g, int v) {
   if (v < 0) return NULL;
   const nnp_value *val = &g->values[v];
-  return val->kind == NNP_VALUE_INITIALIZER && val->init && val->init->dtype == NNP_F32 ? val->init : NULL;
+  if (val->kind == NNP_VALUE_INITIALIZER) return val->init && val->init->dtype == NNP_F32 ? val->init : NULL;
+  /* the output of a Constant node holding a tensor: PyTorch's exporter writes Clip's
+   * bounds that way, and passes that run before constant folding (fuse-qdq) must see them */
+  for (int i = 0; i < g->n_nodes; i++) {
+    const nnp_node *n = &g->nodes[i];
+    if (n->n_outputs < 1 || n->outputs[0] != v) continue;
+    if (n->op != NNP_OP_CONSTANT || (n->domain && n->domain[0])) return NULL;
+    const nnp_attr *a = nnp_node_attr(n, "value");
+    return a && a->type == NNP_ATTR_TENSOR && a->tensor && a->tensor->dtype == NNP_F32 && a->tensor->data ? a->tensor
+                                                                                                         : NULL;
+  }
+  return NULL;
 }
 
 nnp_status pass_add_initializer(nnp_graph *g, const char *base, nnp_tensor *t, int *value) {

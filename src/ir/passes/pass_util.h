@@ -23,7 +23,8 @@ int pass_next_reader(const nnp_graph *g, int from, int v, const bool *dead);
 void pass_remove_dead(nnp_graph *g, const bool *dead);
 /* Replaces every node input `from` by `to` (graph outputs are left alone). */
 void pass_replace_uses(nnp_graph *g, int from, int to);
-/* The float32 initializer data of value v, or NULL if v is not one. */
+/* The float32 constant data of value v (an initializer, or the tensor of the Constant
+ * node that produces it), or NULL if v is not one. */
 const nnp_tensor *pass_const_f32(const nnp_graph *g, int v);
 /* Adds a new initializer value named after base (made unique), taking ownership of *t
  * (its fields are moved; t is zeroed). */
