@@ -310,7 +310,12 @@ static nnp_status get_num_array(const reader *rd, json_t *obj, const char *key, 
     json_t *x = json_array_get(v, i);
     if (json_is_null(x)) (*out)[i] = -1;
     else if (json_is_number(x) && isfinite(json_number_value(x)) && json_number_value(x) >= 0) (*out)[i] = json_number_value(x);
-    else return bad(rd, key, "element %zu is not a finite number >= 0 or null", i);
+    else {
+      nnp_free(*out); /* the caller gets nothing on an error (found by fuzz_result_load) */
+      *out = NULL;
+      *n = 0;
+      return bad(rd, key, "element %zu is not a finite number >= 0 or null", i);
+    }
   }
   return NNP_OK;
 }
