@@ -75,6 +75,9 @@ enum {
 };
 
 void nnp_plan_options_default(nnp_plan_options *o);
+/* Binds input `input` to the full shape dims[0..rank): replaces its binding in o, or
+ * adds one (NNP_ERR_LIMIT past NNP_PLAN_MAX_BINDINGS). `input` is borrowed. */
+nnp_status nnp_plan_options_bind_shape(nnp_plan_options *o, const char *input, int rank, const int64_t *dims);
 
 /* Shape and dtype of graph input i (index into g->inputs) under opt: an explicit
  * shape binding, else the declared dims with symbolic ones bound (t->data stays NULL). */

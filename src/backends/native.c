@@ -205,15 +205,7 @@ static nnp_status native_reshape(void *st, int i, int rank, const int64_t *dims)
   memset(c, 0, sizeof *c);
   nnp_plan_options po = s->base;
   const char *name = s->g->values[s->g->inputs[i]].name;
-  int slot = 0;
-  while (slot < po.n_shapes && strcmp(po.shapes[slot].input, name)) slot++;
-  if (slot == po.n_shapes) {
-    if (po.n_shapes == NNP_PLAN_MAX_BINDINGS) return nnp_error(NNP_ERR_LIMIT, "too many input shapes");
-    po.n_shapes++;
-  }
-  po.shapes[slot].input = name;
-  po.shapes[slot].rank = rank;
-  memcpy(po.shapes[slot].dims, dims, sizeof(int64_t) * (size_t)rank);
+  NNP_TRY(nnp_plan_options_bind_shape(&po, name, rank, dims));
   NNP_TRY(nnp_plan_compile(s->g, &po, &c->plan));
   c->input = i;
   c->rank = rank;

@@ -693,15 +693,7 @@ static nnp_status xb_reshape(void *state, int i, int rank, const int64_t *dims) 
   /* a miss: translate again for this shape */
   nnp_plan_options po = b->po;
   const char *name = b->g->values[b->g->inputs[i]].name;
-  int slot = 0;
-  while (slot < po.n_shapes && strcmp(po.shapes[slot].input, name)) slot++;
-  if (slot == po.n_shapes) {
-    if (po.n_shapes == NNP_PLAN_MAX_BINDINGS) return nnp_error(NNP_ERR_LIMIT, "too many input shapes");
-    po.n_shapes++;
-  }
-  po.shapes[slot].input = name;
-  po.shapes[slot].rank = rank;
-  memcpy(po.shapes[slot].dims, dims, sizeof(int64_t) * (size_t)rank);
+  NNP_TRY(nnp_plan_options_bind_shape(&po, name, rank, dims));
   xb_state *fresh;
   NNP_TRY(xb_compile(b->g, b->pool, b->rt_flags, &po, &fresh));
   if (!xb_cur_cached(b)) xb_free(b->cur); /* the load-time runtime is replaced */

@@ -70,6 +70,19 @@ void nnp_plan_options_default(nnp_plan_options *o) {
   o->batch_lanes = true;
 }
 
+nnp_status nnp_plan_options_bind_shape(nnp_plan_options *o, const char *input, int rank, const int64_t *dims) {
+  int slot = 0;
+  while (slot < o->n_shapes && strcmp(o->shapes[slot].input, input)) slot++;
+  if (slot == o->n_shapes) {
+    if (o->n_shapes == NNP_PLAN_MAX_BINDINGS) return nnp_error(NNP_ERR_LIMIT, "too many input shapes");
+    o->n_shapes++;
+  }
+  o->shapes[slot].input = input;
+  o->shapes[slot].rank = rank;
+  memcpy(o->shapes[slot].dims, dims, sizeof(int64_t) * (size_t)rank);
+  return NNP_OK;
+}
+
 static nnp_status oom(void) { return nnp_error(NNP_ERR_NOMEM, "out of memory while compiling the plan"); }
 
 void nnp_plan_destroy(nnp_plan *p) {
