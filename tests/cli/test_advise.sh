@@ -86,16 +86,7 @@ grep -q '^reproduce: nnperf quantize zoo:tiny --calib CALIB_DIR -o model-int8.on
 #    and are compared with the fp32 model's native row, not with a QDQ row
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || bad "zoo tiny"
 mkdir -p "$work/calib"
-$py - "$work/calib" <<'PY'
-import struct, sys, random
-random.seed(5)
-hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }"
-hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
-for k in range(4):
-    vals = [random.uniform(-1, 1) for _ in range(3 * 32 * 32)]
-    with open(f"{sys.argv[1]}/c{k}.npy", "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + struct.pack(f"<{len(vals)}f", *vals))
-PY
+$py "$(dirname "$0")/calib_npy.py" "$work/calib" 5
 "$nnperf" quantize "$work/tiny.onnx" --calib "$work/calib" -o "$work/q.onnx" > /dev/null 2> "$work/q.err" \
   || { bad "quantize for --int8-model"; cat "$work/q.err"; }
 "$nnperf" bench "$work/tiny.onnx" --backends native,ort-cpu --precision fp32,int8 --int8-model "$work/q.onnx" \

@@ -16,16 +16,7 @@ py=/usr/bin/python3
 
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || bad "zoo tiny"
 mkdir -p "$work/calib"
-$py - "$work/calib" <<'PY'
-import struct, sys, random
-random.seed(11)
-hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }"
-hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
-for k in range(4):
-    vals = [random.uniform(-1, 1) for _ in range(3 * 32 * 32)]
-    with open(f"{sys.argv[1]}/c{k}.npy", "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + struct.pack(f"<{len(vals)}f", *vals))
-PY
+$py "$(dirname "$0")/calib_npy.py" "$work/calib" 11
 "$nnperf" quantize "$work/tiny.onnx" --calib "$work/calib" -o "$work/q.onnx" > /dev/null 2> "$work/q.err" \
   || { bad "quantize"; cat "$work/q.err"; }
 
