@@ -14,38 +14,7 @@
 #include "ops/op.h"
 #include "quant/qdq.h"
 #include "test.h"
-
-static uint64_t rs = 99;
-static float frand(void) { /* [-1, 1) */
-  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
-  return (float)((double)(rs >> 11) * 0x1.0p-53 * 2 - 1);
-}
-
-static int add_f32_init(nnp_graph *g, const char *name, int rank, const int64_t *dims, float lo_pos) {
-  int v;
-  nnp_graph_value(g, name, &v);
-  nnp_value *val = &g->values[v];
-  val->kind = NNP_VALUE_INITIALIZER;
-  val->dtype = NNP_F32;
-  val->rank = rank;
-  val->init = nnp_calloc(1, sizeof *val->init);
-  *val->init = (nnp_tensor){NNP_F32, rank, {0}, NULL};
-  for (int i = 0; i < rank; i++) val->dims[i].value = val->init->dims[i] = dims[i];
-  nnp_tensor_alloc(val->init);
-  float *d = val->init->data;
-  for (int64_t i = 0; i < nnp_tensor_numel(val->init); i++) d[i] = lo_pos > 0 ? lo_pos + fabsf(frand()) : frand() * 0.5f;
-  return v;
-}
-
-/* X[1,4,6,6] -> Conv(W1,B1) -> BN -> Relu -> Conv(W2) -> O[1,3,6,6] */
-static void add_pads(nnp_node *n) {
-  nnp_attr *a;
-  nnp_node_add_attr(n, "pads", &a);
-  a->type = NNP_ATTR_INTS;
-  a->count = 4;
-  a->ints = nnp_malloc(4 * sizeof(int64_t));
-  for (int k = 0; k < 4; k++) a->ints[k] = 1;
-}
+#include "ir_builder.h"
 
 /* A Constant node holding one float: how PyTorch's exporter writes Clip's bounds. */
 static int add_constant(nnp_graph *g, const char *name, float value) {
@@ -137,13 +106,8 @@ static nnp_status run(const nnp_graph *g, unsigned passes, bool generic, float *
   return s;
 }
 
-static int count_op(const nnp_graph *g, const char *op) {
-  int c = 0;
-  for (int i = 0; i < g->n_nodes; i++) c += !strcmp(g->nodes[i].op_type, op);
-  return c;
-}
-
 int main(void) {
+  rs = 99;
   for (int i = 0; i < NIN; i++) input[i] = frand() * 2;
   nnp_graph *g = make_graph(false);
   char dir[] = "/tmp/nnp_fqdq_XXXXXX", path[256];

@@ -21,12 +21,8 @@
 #include "quant/quant_eval.h"
 #include "quant/sensitivity.h"
 #include "test.h"
+#include "ir_builder.h"
 
-static uint64_t rs = 7;
-static float frand(void) { /* [-1, 1) */
-  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
-  return (float)((double)(rs >> 11) * 0x1.0p-53 * 2 - 1);
-}
 
 static int add_weight(nnp_graph *g, const char *name, int64_t co, int64_t ci, int64_t k) {
   int v;
@@ -231,6 +227,7 @@ static void test_sensitivity_and_budget(void) {
 }
 
 int main(void) {
+  rs = 7;
   test_labels();
   test_sensitivity_and_budget();
   TEST_MAIN_END();
