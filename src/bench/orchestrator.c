@@ -399,6 +399,14 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   return NNP_OK;
 }
 
+nnp_status nnp_run_row_once(const nnp_row_request *req, nnp_bench_row *row) {
+  nnp_row_request once = *req;
+  once.loop.warmup_min = once.loop.warmup_max = 0;
+  once.loop.iterations = 1;
+  once.loop.min_time_s = 0;
+  return nnp_run_row(&once, row, NULL, NULL);
+}
+
 nnp_status nnp_run_row_processes(const nnp_row_request *req, int processes, nnp_bench_row *row,
                                  nnp_progress_fn progress, void *ud) {
   if (processes < 1) processes = 1;

@@ -61,6 +61,10 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row);
  * nnp_bench_row_free); returns NNP_OK unless the parent could not even start a worker. */
 nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud);
 
+/* nnp_run_row with no warm-up and a single inference, not a measurement: for the
+ * reference outputs a resumed sweep needs, or to fill a plan cache before a row. */
+nnp_status nnp_run_row_once(const nnp_row_request *req, nnp_bench_row *row);
+
 /* Runs one row in `processes` worker processes one after another, each measuring its
  * share of the steady state (iterations and times divided), and pools the samples. The
  * statistics' confidence intervals then include the spread between processes, which on

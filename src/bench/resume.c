@@ -76,12 +76,8 @@ nnp_status nnp_resume_check_row(const nnp_bench_row *loaded, const nnp_bench_row
 }
 
 nnp_status nnp_resume_fetch_outputs(const nnp_row_request *req, nnp_bench_row *row) {
-  nnp_row_request once = *req;
-  once.loop.warmup_min = once.loop.warmup_max = 0;
-  once.loop.iterations = 1;
-  once.loop.min_time_s = 0;
   nnp_bench_row fresh;
-  NNP_TRY(nnp_run_row(&once, &fresh, NULL, NULL));
+  NNP_TRY(nnp_run_row_once(req, &fresh));
   if (fresh.status == NNP_ROW_OK && fresh.n_outputs > 0) {
     row->n_outputs = fresh.n_outputs;
     row->first_outputs = fresh.first_outputs;

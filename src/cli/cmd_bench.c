@@ -190,12 +190,8 @@ static int allowed_cpus(void) {
  * measured process of the cached row starts warm (its cold start is the warm-cache one;
  * the row before it, without the cache, holds the other). */
 static nnp_status prime_plan_cache(const nnp_row_request *req) {
-  nnp_row_request once = *req;
-  once.loop.warmup_min = once.loop.warmup_max = 0;
-  once.loop.iterations = 1;
-  once.loop.min_time_s = 0;
   nnp_bench_row primed;
-  NNP_TRY(nnp_run_row(&once, &primed, NULL, NULL));
+  NNP_TRY(nnp_run_row_once(req, &primed));
   nnp_status st = primed.status == NNP_ROW_OK ? NNP_OK
                                                : nnp_error(NNP_ERR_INTERNAL, "filling the plan cache: %s", primed.reason);
   nnp_bench_row_free(&primed);

@@ -1,7 +1,7 @@
 /* Builds small nnp_graph models directly in the IR (no ONNX file) for the quantization
  * tests: seeded float initializers, a pads attribute, op counts (static inline: a test
- * uses what it needs). Each test sets `rs`,
- * the generator's state, before its first frand(). One translation unit per test. */
+ * uses what it needs). Each test sets `rs`, the generator's state, before its first
+ * frand(). One translation unit per test. */
 #ifndef NNP_TESTS_IR_BUILDER_H
 #define NNP_TESTS_IR_BUILDER_H
 
