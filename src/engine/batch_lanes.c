@@ -74,6 +74,10 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
         return false;
       return n->n_inputs <= 3 || n->inputs[3] < 0 || is_act(p, n->inputs[3]);
     }
+    case NNP_OP_QGEMM: /* rows are images; every other input is a constant parameter */
+      for (int k = 1; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && is_act(p, n->inputs[k])) return false;
+      return true;
     case NNP_OP_MATMUL: {
       const nnp_tensor *b = n->n_inputs == 2 && n->inputs[1] >= 0 ? nnp_plan_value(p, n->inputs[1]) : NULL;
       return b && !is_act(p, n->inputs[1]) && b->rank == 2 && nnp_plan_value(p, n->inputs[0])->rank >= 2;

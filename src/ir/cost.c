@@ -22,6 +22,10 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
   const char *op = n->op_type;
   if ((!strcmp(op, "Conv") || !strcmp(op, "FusedConv")) && w && w->rank >= 2) {
     c.macs = out_elems * prod(w->dims + 1, w->rank - 1); /* (C_in/group) x kernel */
+  } else if (!strcmp(op, "QLinearConv") && n->n_inputs > 3 && in[3] && in[3]->rank >= 2) {
+    c.macs = out_elems * prod(in[3]->dims + 1, in[3]->rank - 1); /* integer MACs; the weight is input 3 */
+  } else if (!strcmp(op, "QGemm") && x && x->rank == 2) {
+    c.macs = out_elems * x->dims[1];
   } else if (!strcmp(op, "ConvTranspose") && x && w && w->rank >= 2) {
     c.macs = nnp_tensor_numel(x) * prod(w->dims + 1, w->rank - 1);
   } else if ((!strcmp(op, "Gemm") || !strcmp(op, "FusedGemm")) && x && x->rank == 2) {

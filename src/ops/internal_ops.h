@@ -19,6 +19,7 @@ enum {
   NNP_OP_FUSED_GEMM,
   NNP_OP_FUSED_ELEMENTWISE,
   NNP_OP_QLINEAR_ADD,
+  NNP_OP_QGEMM,
   NNP_OP_INTERNAL_END
 };
 
@@ -29,6 +30,9 @@ extern const nnp_op_info nnp_op_fused_elementwise;
  * (Relu, Clip or absent) and `activation_params`: the quantized residual add
  * (ops/qlinear_add.c). */
 extern const nnp_op_info nnp_op_qlinear_add;
+/* QGemm(A, A_scale, A_zp, B, B_scale, B_zp, [C], [Y_scale, Y_zp]), attributes transB and
+ * nnperf_clamp: the quantized Gemm / MatMul with uint8 or float32 output (ops/qgemm.c). */
+extern const nnp_op_info nnp_op_qgemm;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

@@ -23,33 +23,17 @@
 #include <string.h>
 
 #include "ir/passes/pass_util.h"
+#include "ir/passes/qdq_match.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 #include "ops/op.h"
-
-static const nnp_tensor *init_of(const nnp_graph *g, int v) {
-  return v >= 0 && v < g->n_values && g->values[v].kind == NNP_VALUE_INITIALIZER ? g->values[v].init : NULL;
-}
-
-static bool scalar_init(const nnp_graph *g, int v, nnp_dtype dt) {
-  const nnp_tensor *t = init_of(g, v);
-  return t && t->data && t->dtype == dt && nnp_tensor_numel(t) == 1;
-}
 
 static bool default_domain(const nnp_node *n) { return !n->domain || !n->domain[0]; }
 
 /* A per-tensor uint8 Q or DQ node: inputs (x, scale f32 scalar, zp u8 scalar). */
 static bool per_tensor_u8(const nnp_graph *g, const nnp_node *n, int op) {
   return n->op == op && default_domain(n) && n->n_inputs == 3 && n->n_outputs == 1 && n->outputs[0] >= 0 &&
-         scalar_init(g, n->inputs[1], NNP_F32) && scalar_init(g, n->inputs[2], NNP_U8);
-}
-
-static int producer_of(const nnp_graph *g, int v) {
-  if (v < 0) return -1;
-  for (int i = 0; i < g->n_nodes; i++) /* scanned: value.producer is not kept up to date */
-    for (int k = 0; k < g->nodes[i].n_outputs; k++)
-      if (g->nodes[i].outputs[k] == v) return i;
-  return -1;
+         qdq_scalar_init(g, n->inputs[1], NNP_F32) && qdq_scalar_init(g, n->inputs[2], NNP_U8);
 }
 
 /* 1. MaxPool -> Q  =>  Q -> MaxPool(uint8). */
@@ -92,7 +76,7 @@ static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *do
   if (add->op != NNP_OP_ADD || !default_domain(add) || add->n_inputs != 2 || add->n_outputs != 1 ||
       add->outputs[0] < 0)
     return NNP_OK;
-  int da = producer_of(g, add->inputs[0]), db = producer_of(g, add->inputs[1]);
+  int da = qdq_producer(g, add->inputs[0]), db = qdq_producer(g, add->inputs[1]);
   if (da < 0 || db < 0 || !per_tensor_u8(g, &g->nodes[da], NNP_OP_DEQUANTIZE_LINEAR) ||
       !per_tensor_u8(g, &g->nodes[db], NNP_OP_DEQUANTIZE_LINEAR))
     return NNP_OK;

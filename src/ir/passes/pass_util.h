@@ -49,5 +49,7 @@ nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *
 nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);
 /* fuse-qdq's glue rewrites (MaxPool on uint8, QLinearAdd): fuse_qdq_glue.c */
 nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_plan *shapes, int *count);
+/* fuse-qdq's fully connected layers (Gemm, MatMul -> QGemm): fuse_qdq_gemm.c */
+nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_plan *shapes, int *count);
 
 #endif

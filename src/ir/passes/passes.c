@@ -55,6 +55,8 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
     report->applied[8] += n;
     NNP_TRY(nnp_pass_fuse_qdq(g, &n));
     report->applied[8] += n;
+    NNP_TRY(nnp_pass_fuse_qdq_gemm(g, shapes, &n));
+    report->applied[8] += n;
   }
   if (bits & NNP_PASS_FOLD_CONSTANTS) {
     NNP_TRY(nnp_pass_fold_constants(g, &n));
