@@ -433,6 +433,35 @@ nnp_status nnp_qdq_rewrite(nnp_graph *g, const nnp_calib_table *t, const char *c
       if (s == NNP_OK) g->nodes[i].inputs[k] = a->dq;
     }
   }
+  /* Global average pools after a quantized layer: a network's head (Conv [-> Relu | Clip]
+   * -> GlobalAveragePool, as MobileNet and EfficientNet end) reads a Q/DQ pair, so the
+   * head Conv ends in a QuantizeLinear and runs INT8 too (fuse-qdq makes it one
+   * QLinearConv) instead of staying in FP32 for want of one. The pair's range is the
+   * Conv output's calibrated range clamped to the activation's bounds. */
+  for (int i = 0; s == NNP_OK && i < n_orig; i++) {
+    const nnp_node *n = &g->nodes[i];
+    if (strcmp(n->op_type, "GlobalAveragePool") || (n->domain && n->domain[0]) || n->n_inputs != 1) continue;
+    int v = n->inputs[0], prod = v >= 0 ? g->values[v].producer : -1;
+    float lo = -INFINITY, hi = INFINITY;
+    if (prod >= 0 && prod < n_orig && !qnode[prod]) { /* an activation between */
+      const nnp_node *a = &g->nodes[prod];
+      bool relu = !strcmp(a->op_type, "Relu"), clip = !strcmp(a->op_type, "Clip") && pass_clip_bounds(g, a, &lo, &hi);
+      if (relu) lo = 0;
+      if ((!relu && !clip) || (a->domain && a->domain[0]) || a->n_inputs < 1 || pass_uses(g, a->inputs[0]) != 1)
+        continue;
+      prod = a->inputs[0] >= 0 ? g->values[a->inputs[0]].producer : -1;
+      if (prod < 0 || prod >= n_orig || !qnode[prod]) continue;
+    } else if (prod < 0 || prod >= n_orig) {
+      continue;
+    }
+    const nnp_calib_entry *ce = nnp_calib_table_find(t, g->values[g->nodes[prod].outputs[0]].name);
+    if (!ce) continue;
+    nnp_calib_entry clamped = {.name = ce->name, .lo = ce->lo > lo ? ce->lo : lo, .hi = ce->hi < hi ? ce->hi : hi};
+    if (!(clamped.lo <= clamped.hi)) continue;
+    act_qdq *a;
+    s = activation_dq(g, &clamped, v, memo, &n_memo, &a);
+    if (s == NNP_OK) g->nodes[i].inputs[0] = a->dq;
+  }
   nnp_free(qnode);
   nnp_free(memo);
   nnp_free(scales);

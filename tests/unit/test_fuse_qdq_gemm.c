@@ -5,7 +5,9 @@
  * become QGemm steps on the INT8 kernels: the Gemm with a uint8 output (the Relu as its
  * clamp), the MatMul with a float32 output. The outputs must match the unfused QDQ graph
  * to within float rounding and one activation quantum, the fast kernel must equal the
- * reference QGemm bit for bit, at 1..3 threads; a 3-D MatMul input is left unfused. */
+ * reference QGemm bit for bit, at 1..3 threads; a 3-D MatMul input is left unfused.
+ * A network head, Conv -> Clip(0, 6) -> GlobalAveragePool -> Flatten -> Gemm, exports
+ * with a Q/DQ pair on the pool's input, so the head Conv fuses into a QLinearConv too. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +78,56 @@ static nnp_graph *make_graph_3d(void) {
   nnp_graph_toposort(g);
   for (int i = 0; i < g->n_nodes; i++) g->nodes[i].op = nnp_op_lookup("", g->nodes[i].op_type);
   return g;
+}
+
+static int add_node1(nnp_graph *g, const char *name, const char *op, int n_in, const int *in) {
+  int o, ni;
+  nnp_graph_value(g, name, &o);
+  nnp_graph_add_node(g, name, op, "", n_in, in, 1, &o, &ni);
+  return o;
+}
+
+/* X (1 x 4 x 6 x 6) -> Conv 3x3 (8) -> Clip(0, 6) -> GlobalAveragePool -> Flatten -> Gemm (5) */
+static nnp_graph *make_head(void) {
+  nnp_graph *g;
+  nnp_graph_create(&g);
+  g->opset = 13;
+  int x;
+  nnp_graph_value(g, "X", &x);
+  g->values[x].dtype = NNP_F32;
+  g->values[x].rank = 4;
+  const int64_t xd[4] = {1, 4, 6, 6}, wd[4] = {8, 4, 3, 3}, fd[2] = {5, 8}, one[1] = {1};
+  for (int i = 0; i < 4; i++) g->values[x].dims[i].value = xd[i];
+  nnp_graph_add_input(g, x);
+  int w = add_f32_init(g, "W", 4, wd, 0), fw = add_f32_init(g, "FW", 2, fd, 0);
+  int lo = add_f32_init(g, "lo", 0, one, 0), hi = add_f32_init(g, "hi", 0, one, 0);
+  *(float *)g->values[lo].init->data = 0.0f;
+  *(float *)g->values[hi].init->data = 0.25f; /* below the Conv's range: the clamp matters */
+  int i1[2] = {x, w};
+  int c = add_node1(g, "conv", "Conv", 2, i1);
+  add_pads(&g->nodes[g->n_nodes - 1]);
+  int i2[3] = {c, lo, hi};
+  int a = add_node1(g, "clip", "Clip", 3, i2);
+  int p = add_node1(g, "gap", "GlobalAveragePool", 1, &a);
+  int f = add_node1(g, "flat", "Flatten", 1, &p);
+  int i3[2] = {f, fw};
+  int o = add_node1(g, "fc", "Gemm", 2, i3);
+  nnp_attr *at;
+  nnp_node_add_attr(&g->nodes[g->n_nodes - 1], "transB", &at);
+  at->type = NNP_ATTR_INT;
+  at->i = 1;
+  g->values[o].is_output = true;
+  nnp_graph_add_output(g, o);
+  nnp_graph_toposort(g);
+  for (int i = 0; i < g->n_nodes; i++) g->nodes[i].op = nnp_op_lookup("", g->nodes[i].op_type);
+  return g;
+}
+
+static int qdq_producer_index(const nnp_graph *g, int v) {
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_outputs; k++)
+      if (g->nodes[i].outputs[k] == v) return i;
+  return -1;
 }
 
 static float input[R * K];
@@ -186,6 +238,56 @@ int main(void) {
   CHECK_OK(nnp_plan_run(p3));
   nnp_plan_destroy(p3);
   nnp_graph_destroy(g3);
+  nnp_calib_table_free(&tab);
+  nnp_calib_close(&set);
+
+  /* the head: everything INT8 after fuse-qdq, and close to the unfused QDQ graph */
+  nnp_graph *gh = make_head();
+  float hb[144], hx[144];
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < 144; i++) hb[i] = frand() * 2;
+    if (k == 0) memcpy(hx, hb, sizeof hx);
+    nnp_tensor t = {NNP_F32, 4, {1, 4, 6, 6}, hb};
+    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
+    CHECK_OK(nnp_npy_write(path, &t));
+  }
+  CHECK_OK(nnp_calib_open(dir, &co, &set));
+  CHECK_OK(nnp_calibrate(gh, &set, NNP_CALIBRATOR_MINMAX, 0, &tab));
+  CHECK_OK(nnp_qdq_rewrite(gh, &tab, NULL, 0, &rep));
+  CHECK(rep.quantized == 2);
+  int gap = -1;
+  for (int i = 0; i < gh->n_nodes; i++)
+    if (!strcmp(gh->nodes[i].op_type, "GlobalAveragePool")) gap = i;
+  int gin = gap >= 0 ? qdq_producer_index(gh, gh->nodes[gap].inputs[0]) : -1;
+  CHECK_MSG(gin >= 0 && !strcmp(gh->nodes[gin].op_type, "DequantizeLinear"), "the pool reads %s",
+            gin >= 0 ? gh->nodes[gin].op_type : "?");
+  nnp_graph *ch;
+  CHECK_OK(nnp_graph_clone(gh, false, &ch));
+  CHECK_OK(nnp_passes_run(ch, NNP_PASS_FUSE_QDQ | NNP_PASS_DEAD_NODES, NULL, &pr));
+  CHECK_MSG(count_op(ch, "QLinearConv") == 1 && count_op(ch, "Conv") == 0 && count_op(ch, "Clip") == 0,
+            "QLinearConv %d Conv %d Clip %d", count_op(ch, "QLinearConv"), count_op(ch, "Conv"), count_op(ch, "Clip"));
+  nnp_graph_destroy(ch);
+  float hw[5], hg[5];
+  for (int fused = 0; fused < 2; fused++) {
+    nnp_plan_options ho;
+    nnp_plan_options_default(&ho);
+    ho.passes = fused ? NNP_PASS_ALL : NNP_PASS_ALL & ~NNP_PASS_FUSE_QDQ;
+    nnp_plan *ph;
+    CHECK_OK(nnp_plan_compile(gh, &ho, &ph));
+    int qg = 0; /* the Flatten's 2-D output is known once shapes are compiled */
+    for (int i = 0; i < nnp_plan_num_steps(ph); i++) qg += !strcmp(nnp_plan_step_node(ph, i)->op_type, "QGemm");
+    CHECK_MSG(qg == fused, "%d QGemm steps (fused %d)", qg, fused);
+    nnp_tensor xt = {NNP_F32, 4, {1, 4, 6, 6}, hx};
+    CHECK_OK(nnp_plan_set_input(ph, 0, &xt));
+    CHECK_OK(nnp_plan_run(ph));
+    memcpy(fused ? hg : hw, nnp_plan_output(ph, 0)->data, sizeof hw);
+    nnp_plan_destroy(ph);
+  }
+  double hd = 0, hm = 0;
+  for (int i = 0; i < 5; i++) hd = fmax(hd, fabs(hw[i] - hg[i])), hm = fmax(hm, fabs(hw[i]));
+  printf("head: fused vs unfused QDQ max diff %.4g of max |y| %.4g\n", hd, hm);
+  CHECK_MSG(hd <= 0.02 * hm + 1e-6, "head: max diff %g of %g", hd, hm);
+  nnp_graph_destroy(gh);
   nnp_calib_table_free(&tab);
   nnp_calib_close(&set);
   for (int k = 0; k < 4; k++) {
