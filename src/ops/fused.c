@@ -79,9 +79,25 @@ static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
   const float *rd = r ? r->data : NULL;
   const int64_t n = nnp_tensor_numel(y);
   if (rd)
-    for (int64_t i = 0; i < n; i++) yd[i] = apply_act(act, yd[i] + rd[i], lo, hi);
-  else if (act != NNP_ACT_NONE)
-    for (int64_t i = 0; i < n; i++) yd[i] = apply_act(act, yd[i], lo, hi);
+    for (int64_t i = 0; i < n; i++) yd[i] += rd[i];
+  /* one loop per activation, the switch outside it: with the switch per element the
+   * loop did not vectorise, and the fused reference ran up to 1.7x slower than Conv
+   * followed by the separate (vectorised) activation op it replaces */
+  switch (act) {
+    case NNP_ACT_RELU:
+      for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_RELU, yd[i], lo, hi);
+      break;
+    case NNP_ACT_CLIP:
+      for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_CLIP, yd[i], lo, hi);
+      break;
+    case NNP_ACT_HARDSWISH:
+      for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_HARDSWISH, yd[i], lo, hi);
+      break;
+    case NNP_ACT_SIGMOID:
+      for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_SIGMOID, yd[i], lo, hi);
+      break;
+    default: break;
+  }
   return NNP_OK;
 }
 
