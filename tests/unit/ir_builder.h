@@ -9,8 +9,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <unistd.h>
+
 #include "nnperf/alloc.h"
 #include "nnperf/ir.h"
+#include "nnperf/npy.h"
 
 static uint64_t rs;
 static inline float frand(void) { /* [-1, 1) */
@@ -50,6 +54,38 @@ static inline int count_op(const nnp_graph *g, const char *op) {
   int c = 0;
   for (int i = 0; i < g->n_nodes; i++) c += !strcmp(g->nodes[i].op_type, op);
   return c;
+}
+
+/* A calibration set for the QDQ tests: files dir/0.npy .. dir/(n-1).npy of float32 shape
+ * dims, elements frand() * scale (drawn for every file), file 0 replaced by `first` when
+ * given. ir_remove_calib_npy deletes them and the folder. */
+static inline nnp_status ir_write_calib_npy(const char *dir, int n, int rank, const int64_t *dims, const float *first,
+                                            float scale) {
+  nnp_tensor t = {NNP_F32, rank, {0}, NULL};
+  for (int i = 0; i < rank; i++) t.dims[i] = dims[i];
+  int64_t numel = nnp_tensor_numel(&t);
+  float *buf = nnp_malloc((size_t)numel * sizeof(float));
+  if (!buf) return nnp_error(NNP_ERR_NOMEM, "out of memory writing a calibration set");
+  t.data = buf;
+  nnp_status s = NNP_OK;
+  for (int k = 0; k < n && s == NNP_OK; k++) {
+    for (int64_t i = 0; i < numel; i++) buf[i] = frand() * scale;
+    if (k == 0 && first) memcpy(buf, first, (size_t)numel * sizeof(float));
+    char path[512];
+    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
+    s = nnp_npy_write(path, &t);
+  }
+  nnp_free(buf);
+  return s;
+}
+
+static inline void ir_remove_calib_npy(const char *dir, int n) {
+  char path[512];
+  for (int k = 0; k < n; k++) {
+    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
+    unlink(path);
+  }
+  rmdir(dir);
 }
 
 #endif

@@ -110,16 +110,10 @@ int main(void) {
   rs = 99;
   for (int i = 0; i < NIN; i++) input[i] = frand() * 2;
   nnp_graph *g = make_graph(false);
-  char dir[] = "/tmp/nnp_fqdq_XXXXXX", path[256];
+  char dir[] = "/tmp/nnp_fqdq_XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  float buf[NIN];
-  for (int k = 0; k < 4; k++) {
-    for (int i = 0; i < NIN; i++) buf[i] = frand() * 2;
-    if (k == 0) memcpy(buf, input, sizeof buf);
-    nnp_tensor t = {NNP_F32, 4, {1, 4, 8, 8}, buf};
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    CHECK_OK(nnp_npy_write(path, &t));
-  }
+  const int64_t xdims[4] = {1, 4, 8, 8};
+  CHECK_OK(ir_write_calib_npy(dir, 4, 4, xdims, input, 2));
   nnp_calib_options co;
   nnp_calib_options_default(&co);
   nnp_calib_set set;
@@ -179,11 +173,7 @@ int main(void) {
   nnp_graph_destroy(g6);
   nnp_calib_table_free(&tab);
   nnp_calib_close(&set);
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    unlink(path);
-  }
-  rmdir(dir);
+  ir_remove_calib_npy(dir, 4);
   nnp_graph_destroy(g);
   TEST_MAIN_END();
 }

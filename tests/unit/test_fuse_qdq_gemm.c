@@ -158,15 +158,10 @@ int main(void) {
   rs = 41;
   for (int i = 0; i < R * K; i++) input[i] = frand() * 3;
   nnp_graph *g = make_graph();
-  char dir[] = "/tmp/nnp_fqgemm_XXXXXX", path[256];
+  char dir[] = "/tmp/nnp_fqgemm_XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  float buf[R * K];
-  for (int k = 0; k < 4; k++) {
-    for (int i = 0; i < R * K; i++) buf[i] = k == 0 ? input[i] : frand() * 3;
-    nnp_tensor t = {NNP_F32, 2, {R, K}, buf};
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    CHECK_OK(nnp_npy_write(path, &t));
-  }
+  const int64_t xdims[2] = {R, K};
+  CHECK_OK(ir_write_calib_npy(dir, 4, 2, xdims, input, 3));
   nnp_calib_options co;
   nnp_calib_options_default(&co);
   nnp_calib_set set;
@@ -216,12 +211,8 @@ int main(void) {
 
   /* 3-D A: calibrated on 1 x R x K tensors, exported, left as DQ -> MatMul, and it runs */
   nnp_graph *g3 = make_graph_3d();
-  for (int k = 0; k < 4; k++) {
-    for (int i = 0; i < R * K; i++) buf[i] = frand() * 3;
-    nnp_tensor t = {NNP_F32, 3, {1, R, K}, buf};
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    CHECK_OK(nnp_npy_write(path, &t));
-  }
+  const int64_t x3dims[3] = {1, R, K};
+  CHECK_OK(ir_write_calib_npy(dir, 4, 3, x3dims, NULL, 3));
   CHECK_OK(nnp_calib_open(dir, &co, &set));
   CHECK_OK(nnp_calibrate(g3, &set, NNP_CALIBRATOR_MINMAX, 0, &tab));
   CHECK_OK(nnp_qdq_rewrite(g3, &tab, NULL, 0, &rep));
@@ -243,14 +234,10 @@ int main(void) {
 
   /* the head: everything INT8 after fuse-qdq, and close to the unfused QDQ graph */
   nnp_graph *gh = make_head();
-  float hb[144], hx[144];
-  for (int k = 0; k < 4; k++) {
-    for (int i = 0; i < 144; i++) hb[i] = frand() * 2;
-    if (k == 0) memcpy(hx, hb, sizeof hx);
-    nnp_tensor t = {NNP_F32, 4, {1, 4, 6, 6}, hb};
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    CHECK_OK(nnp_npy_write(path, &t));
-  }
+  float hx[144];
+  for (int i = 0; i < 144; i++) hx[i] = frand() * 2;
+  const int64_t hdims[4] = {1, 4, 6, 6};
+  CHECK_OK(ir_write_calib_npy(dir, 4, 4, hdims, hx, 2));
   CHECK_OK(nnp_calib_open(dir, &co, &set));
   CHECK_OK(nnp_calibrate(gh, &set, NNP_CALIBRATOR_MINMAX, 0, &tab));
   CHECK_OK(nnp_qdq_rewrite(gh, &tab, NULL, 0, &rep));
@@ -290,11 +277,7 @@ int main(void) {
   nnp_graph_destroy(gh);
   nnp_calib_table_free(&tab);
   nnp_calib_close(&set);
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    unlink(path);
-  }
-  rmdir(dir);
+  ir_remove_calib_npy(dir, 4);
   nnp_graph_destroy(g);
   TEST_MAIN_END();
 }

@@ -91,16 +91,10 @@ int main(void) {
   CHECK_MSG(md < 1e-4, "BN folding changed the output by %g", md);
 
   /* calibrate (min-max) on a few seeded tensors, then rewrite */
-  char dir[] = "/tmp/nnp_qdq_XXXXXX", path[256];
+  char dir[] = "/tmp/nnp_qdq_XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  float buf[144];
-  for (int k = 0; k < 4; k++) {
-    for (int i = 0; i < 144; i++) buf[i] = frand() * 2;
-    if (k == 0) memcpy(buf, input, sizeof buf);
-    nnp_tensor t = {NNP_F32, 4, {1, 4, 6, 6}, buf};
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    CHECK_OK(nnp_npy_write(path, &t));
-  }
+  const int64_t xdims[4] = {1, 4, 6, 6};
+  CHECK_OK(ir_write_calib_npy(dir, 4, 4, xdims, input, 2));
   nnp_calib_options co;
   nnp_calib_options_default(&co);
   nnp_calib_set set;
@@ -159,11 +153,7 @@ int main(void) {
   nnp_graph_destroy(g3);
   nnp_calib_table_free(&tab);
   nnp_calib_close(&set);
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%d.npy", dir, k);
-    unlink(path);
-  }
-  rmdir(dir);
+  ir_remove_calib_npy(dir, 4);
   g->opset = 12;
   CHECK(nnp_qdq_rewrite(g, &tab, NULL, 0, &rep) == NNP_ERR_UNSUPPORTED);
   nnp_graph_destroy(g);

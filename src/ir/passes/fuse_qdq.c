@@ -90,11 +90,7 @@ nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count) {
     int64_t qlo = qdq_quantize_bound(flo, ys, yzp), qhi = qdq_quantize_bound(fhi, ys, yzp);
     NNP_TRY(rewrite(c, inputs, qn->outputs[0]));
     if (need_clamp) NNP_TRY(qdq_set_clamp(c, qlo, qhi));
-    /* remove the Q and the Relu, highest index first so the other stays valid */
-    int hi = q > r ? q : r, lo = q > r ? r : q;
-    pass_remove_node(g, hi);
-    if (lo >= 0) pass_remove_node(g, lo);
-    i -= (hi < i) + (lo >= 0 && lo < i);
+    qdq_remove_tail(g, r, q, &i);
     ++*count;
   }
   return NNP_OK;

@@ -102,10 +102,7 @@ nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_plan *shapes, int *cou
     }
     if (need_clamp) NNP_TRY(qdq_set_clamp(n, qlo, qhi));
     n->outputs[0] = g->nodes[q].outputs[0];
-    int hi = q > r ? q : r, lo = q > r ? r : q;
-    pass_remove_node(g, hi);
-    if (lo >= 0) pass_remove_node(g, lo);
-    i -= (hi < i) + (lo >= 0 && lo < i);
+    qdq_remove_tail(g, r, q, &i);
     ++*count;
   }
   return NNP_OK;

@@ -77,6 +77,13 @@ bool qdq_act_then_q(const nnp_graph *g, int v, int *act, int *q, float *lo, floa
   return true;
 }
 
+void qdq_remove_tail(nnp_graph *g, int act, int q, int *i) {
+  int hi = q > act ? q : act, lo = q > act ? act : q; /* highest first: the other stays valid */
+  pass_remove_node(g, hi);
+  if (lo >= 0) pass_remove_node(g, lo);
+  *i -= (hi < *i) + (lo >= 0 && lo < *i);
+}
+
 nnp_status qdq_set_clamp(nnp_node *n, int64_t lo, int64_t hi) {
   nnp_attr *a;
   NNP_TRY(nnp_node_add_attr(n, "nnperf_clamp", &a));

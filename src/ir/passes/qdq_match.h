@@ -36,6 +36,10 @@ bool qdq_bias_matches(const nnp_graph *g, const nnp_node *db, float x_scale, con
  * or -1, [*lo, *hi] its bounds (Relu: [0, inf)), *clip whether it is a Clip. */
 bool qdq_act_then_q(const nnp_graph *g, int v, int *act, int *q, float *lo, float *hi, bool *clip);
 
+/* Removes the Q node and the activation node (or -1) that a rewrite of node *i absorbed,
+ * keeping *i the index of that node. */
+void qdq_remove_tail(nnp_graph *g, int act, int q, int *i);
+
 /* Adds attribute nnperf_clamp = [lo, hi] to node n (QLinearConv, QGemm). */
 nnp_status qdq_set_clamp(nnp_node *n, int64_t lo, int64_t hi);
 
