@@ -4,7 +4,7 @@
  *  - depthwise (group == C == M): a direct kernel per channel plane (kernels/dwconv.h),
  *    any kernel size, stride, padding and dilation;
  *  - 1x1, stride 1, no padding: GEMM straight on X (packed per run);
- *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 14x14: the direct
+ *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 7x7: the direct
  *    kernel (kernels/dconv.h), which reads X in place, no im2col;
  *  - otherwise im2col written directly in the packed-B layout, then the packed GEMM;
  *    grouped convolutions run one GEMM per group.

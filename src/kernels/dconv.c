@@ -11,11 +11,12 @@ bool nnp_conv2d_direct_applies(const nnp_conv2d_desc *d) {
 }
 
 /* Measured with bench_conv_layers forced direct vs im2col (docs/kernels.md): the direct
- * kernel wins on resnet18's 3x3 layers down to 14x14 planes; on 7x7 planes (49
- * positions: 4 vectors, a quarter of the last one used) the GEMM's 6x1 GEMV tail is as
- * good, and the weights (9.4 MB) dominate either way. A 1x1 conv is a plain GEMM. */
+ * kernel took 0.61 to 0.75 of the time of im2col + GEMM on every resnet18 3x3 stride-1
+ * layer, 56x56 down to 7x7 (2 threads; 0.75 to 0.83 on one). Smaller planes were not
+ * measured: below 7x7 (49 positions, 4 vectors) most lanes of a vector are padding or
+ * past the plane, so they keep the GEMM. A 1x1 conv is a plain GEMM already. */
 bool nnp_conv2d_direct_pays(const nnp_conv2d_desc *d) {
-  return nnp_conv2d_direct_applies(d) && d->kh * d->kw > 1 && d->h * d->w >= 14 * 14;
+  return nnp_conv2d_direct_applies(d) && d->kh * d->kw > 1 && d->h * d->w >= 7 * 7;
 }
 
 void nnp_dconv_destroy(nnp_dconv *k) {
