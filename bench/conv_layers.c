@@ -6,7 +6,8 @@
  * layer, the best CPU time (all threads: the work, which a loaded machine disturbs less
  * than the wall time), and resnet18's conv time: every conv layer of the model (stem, 3x3, strided,
  * 1x1 downsample) times its count. Asserts nothing.
- * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it] */
+ * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it]
+ *                          [auto|direct|im2col: the dense algorithm where the direct kernel applies] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,16 +68,20 @@ static const layer layers[] = {
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 2;
   int64_t batch = argc > 2 ? atoll(argv[2]) : 1;
-  if (threads < 1 || batch < 1) {
-    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1]\n");
+  const char *how = argc > 4 ? argv[4] : "auto";
+  nnp_conv_pick pick = !strcmp(how, "direct")   ? NNP_CONV_PICK_DIRECT
+                       : !strcmp(how, "im2col") ? NNP_CONV_PICK_GEMM
+                                                : NNP_CONV_PICK_AUTO;
+  if (threads < 1 || batch < 1 || (pick == NNP_CONV_PICK_AUTO && strcmp(how, "auto"))) {
+    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1] [filter] [auto|direct|im2col]\n");
     return 2;
   }
   nnp_threadpool *tp = NULL;
   if (threads > 1 && nnp_threadpool_create(threads, &tp) != NNP_OK) return 1;
   const char *filter = argc > 3 ? argv[3] : "";
   double peak = nnp_bench_fma_peak(tp, threads, false);
-  printf("threads %d batch %lld: best of 30 (at least 0.2 s) per layer; measured AVX2 FMA peak %.1f GFLOP/s\n",
-         threads, (long long)batch, peak);
+  printf("algorithm %s; threads %d batch %lld: best of 30 (at least 0.2 s) per layer; measured AVX2 FMA peak %.1f GFLOP/s\n",
+         how, threads, (long long)batch, peak);
   printf("  %-28s %10s %9s %7s %10s %s\n", "layer", "ms", "GFLOP/s", "of peak", "cpu ms", "kernel");
   double total = 0, total_cpu = 0, rn18_s = 0, rn18_flops = 0;
   for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
@@ -92,7 +97,7 @@ int main(int argc, char **argv) {
     for (int64_t j = 0; j < nw; j++) w[j] = (float)(j % 11) * 0.02f - 0.1f;
     for (int64_t j = 0; j < l->m; j++) bias[j] = 0.01f * (float)j;
     nnp_conv2d_kernel *k = NULL;
-    if (!x || !y || !w || !bias || nnp_conv2d_prepare(&d, w, false, &k) != NNP_OK) {
+    if (!x || !y || !w || !bias || nnp_conv2d_prepare_pick(&d, w, false, pick, &k) != NNP_OK) {
       fprintf(stderr, "bench_conv_layers: preparing '%s' failed\n", l->what);
       return 1;
     }
@@ -107,9 +112,8 @@ int main(int argc, char **argv) {
       if (dc < best_cpu) best_cpu = dc;
     }
     double flops = 2.0 * (double)ny * (double)(l->c / l->group) * (double)(l->k * l->k);
-    static const char *algo[] = {"depthwise", "gemm1x1", "im2col"};
     printf("  %-28s %10.4f %9.1f %6.0f%% %10.4f %s\n", l->what, best * 1e3, flops / best * 1e-9,
-           peak > 0 ? 100.0 * flops / best * 1e-9 / peak : 0.0, best_cpu * 1e3, algo[nnp_conv2d_algo(k)]);
+           peak > 0 ? 100.0 * flops / best * 1e-9 / peak : 0.0, best_cpu * 1e3, nnp_conv2d_kernel_name(k));
     total += best;
     total_cpu += best_cpu;
     rn18_s += l->rn18 * best;

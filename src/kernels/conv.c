@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernels/cpu.h"
+#include "kernels/dconv.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
@@ -13,19 +14,36 @@ struct nnp_conv2d_kernel {
   bool generic;
   int64_t mg, cg, ckk, P;  /* per group: output channels, input channels, K; positions */
   float *wpack;           /* GEMM: group g's packed A at g * a_floats; depthwise: W copy */
+  nnp_dconv *dc;          /* direct: its packed weights and masks */
   size_t a_floats, b_floats;
 };
 
 nnp_conv_algo nnp_conv2d_algo(const nnp_conv2d_kernel *k) { return k->algo; }
 bool nnp_conv2d_kernel_generic(const nnp_conv2d_kernel *k) { return k->generic; }
 
+const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k) {
+  static const char *names[2][3] = {{"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
+                                    {"conv2d.depthwise.generic", "conv2d.gemm1x1.generic", "conv2d.im2col.generic"}};
+  if (k->algo == NNP_CONV_DIRECT)
+    return k->dc->isa == NNP_DCONV_AVX512 ? "conv2d.direct.avx512"
+           : k->dc->isa == NNP_DCONV_AVX2 ? "conv2d.direct.avx2"
+                                          : "conv2d.direct.generic";
+  return names[k->generic][k->algo];
+}
+
 void nnp_conv2d_destroy(nnp_conv2d_kernel *k) {
   if (!k) return;
   nnp_aligned_free(k->wpack);
+  nnp_dconv_destroy(k->dc);
   nnp_free(k);
 }
 
 nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv2d_kernel **out) {
+  return nnp_conv2d_prepare_pick(d, w, generic, NNP_CONV_PICK_AUTO, out);
+}
+
+nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv_pick pick,
+                                   nnp_conv2d_kernel **out) {
   *out = NULL;
   if (d->group < 1 || d->c % d->group || d->m % d->group)
     return nnp_error(NNP_ERR_SHAPE, "conv2d: group %lld does not divide %lld inputs and %lld outputs",
@@ -42,12 +60,22 @@ nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool gen
   else if (d->kh == 1 && d->kw == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0 && d->oh == d->h &&
            d->ow == d->w)
     k->algo = NNP_CONV_GEMM_1X1;
+  else if (pick == NNP_CONV_PICK_DIRECT ? nnp_conv2d_direct_applies(d)
+                                        : pick == NNP_CONV_PICK_AUTO && nnp_conv2d_direct_pays(d))
+    k->algo = NNP_CONV_DIRECT;
   else k->algo = NNP_CONV_IM2COL;
   if (k->algo == NNP_CONV_DEPTHWISE) {
     size_t n = (size_t)(d->c * d->kh * d->kw);
     k->wpack = nnp_aligned_alloc(n * sizeof(float));
     if (!k->wpack) goto oom;
     memcpy(k->wpack, w, n * sizeof(float));
+  } else if (k->algo == NNP_CONV_DIRECT) {
+    nnp_dconv_isa isa = k->generic ? NNP_DCONV_GENERIC : nnp_cpu_has_avx512f() ? NNP_DCONV_AVX512 : NNP_DCONV_AVX2;
+    nnp_status s = nnp_dconv_prepare(d, w, isa, &k->dc);
+    if (s != NNP_OK) {
+      nnp_conv2d_destroy(k);
+      return s;
+    }
   } else {
     k->a_floats = nnp_sgemm_packed_a_floats(k->mg, k->ckk);
     k->b_floats = nnp_sgemm_packed_b_floats(k->ckk, k->P);
@@ -64,7 +92,7 @@ oom:
 }
 
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
-  if (k->algo == NNP_CONV_DEPTHWISE) /* a copy of X, used only when Y aliases X */
+  if (k->algo == NNP_CONV_DEPTHWISE || k->algo == NNP_CONV_DIRECT) /* a copy of X, used only when Y aliases X */
     return (size_t)(k->d.n * k->d.c * k->d.h * k->d.w) * sizeof(float);
   return k->b_floats * sizeof(float);
 }
@@ -277,6 +305,14 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     }
     dw_job j = {.k = k, .x = x, .y = y, .ep = ep};
     nnp_threadpool_run(tp, dw_range, &j, d->n * d->c);
+    return;
+  }
+  if (k->algo == NNP_CONV_DIRECT) {
+    if (x == y) { /* in-place: every output reads a 3x3 window of inputs of every channel */
+      memcpy(scratch, x, nnp_conv2d_scratch_bytes(k));
+      x = scratch;
+    }
+    nnp_dconv_run(k->dc, x, y, ep, tp);
     return;
   }
   float *bp = scratch;

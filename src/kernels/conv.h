@@ -4,6 +4,8 @@
  *  - depthwise (group == C == M): a direct kernel per channel plane (kernels/dwconv.h),
  *    any kernel size, stride, padding and dilation;
  *  - 1x1, stride 1, no padding: GEMM straight on X (packed per run);
+ *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 7x7: the direct
+ *    kernel (kernels/dconv.h), which reads X in place, no im2col;
  *  - otherwise im2col written directly in the packed-B layout, then the packed GEMM;
  *    grouped convolutions run one GEMM per group.
  * The epilogue passed to nnp_conv2d_run is indexed like the output of one image: bias
@@ -27,16 +29,27 @@ typedef struct nnp_conv2d_desc {
   int64_t group;
 } nnp_conv2d_desc;
 
-typedef enum nnp_conv_algo { NNP_CONV_DEPTHWISE, NNP_CONV_GEMM_1X1, NNP_CONV_IM2COL } nnp_conv_algo;
+typedef enum nnp_conv_algo { NNP_CONV_DEPTHWISE, NNP_CONV_GEMM_1X1, NNP_CONV_IM2COL, NNP_CONV_DIRECT } nnp_conv_algo;
+
+/* Which dense algorithm nnp_conv2d_prepare_pick takes where the direct kernel applies
+ * (nnp_conv2d_direct_applies): AUTO where it pays (nnp_conv2d_direct_pays), DIRECT always,
+ * GEMM never (im2col + GEMM). Tests and bench_conv_layers force one to compare them. */
+typedef enum nnp_conv_pick { NNP_CONV_PICK_AUTO, NNP_CONV_PICK_DIRECT, NNP_CONV_PICK_GEMM } nnp_conv_pick;
 
 typedef struct nnp_conv2d_kernel nnp_conv2d_kernel;
 
 /* Packs w (m x c/group x kh x kw). generic: use the portable C kernels only. */
 nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv2d_kernel **out);
+/* The same with the dense algorithm picked as `pick` says. */
+nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv_pick pick,
+                                   nnp_conv2d_kernel **out);
 void nnp_conv2d_destroy(nnp_conv2d_kernel *k);
 nnp_conv_algo nnp_conv2d_algo(const nnp_conv2d_kernel *k);
 /* Whether the portable kernels run (asked for, or no AVX2 + FMA). */
 bool nnp_conv2d_kernel_generic(const nnp_conv2d_kernel *k);
+/* The kernel's name for inspect, explain and profiles, e.g. "conv2d.im2col.avx2",
+ * "conv2d.direct.avx512". */
+const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k);
 /* Workspace nnp_conv2d_run needs, in bytes. */
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k);
 /* Y = epilogue(conv(X, W)); scratch of nnp_conv2d_scratch_bytes, 64-byte aligned. */

@@ -62,12 +62,10 @@ nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   f->act = act;
   f->act_min = lo;
   f->act_max = hi;
-  static const char *names[2][3] = {{"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
-                                    {"conv2d.depthwise.generic", "conv2d.gemm1x1.generic", "conv2d.im2col.generic"}};
   out->run = fast_conv_run;
   out->destroy = fast_conv_destroy;
   out->state = f;
   out->scratch_needed = nnp_conv2d_scratch_bytes(f->k);
-  out->name = names[nnp_conv2d_kernel_generic(f->k)][nnp_conv2d_algo(f->k)];
+  out->name = nnp_conv2d_kernel_name(f->k);
   return NNP_OK;
 }

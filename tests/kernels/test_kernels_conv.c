@@ -1,11 +1,12 @@
-/* Fast conv2d (depthwise, 1x1 GEMM, im2col GEMM; AVX2 and generic) against a naive
- * direct convolution, over random shapes: odd sizes, strides 1..3, pads, dilations,
- * groups, every epilogue, threads 1..4, and in-place (Y aliasing X). */
+/* Fast conv2d (depthwise, 1x1 GEMM, im2col GEMM, direct; AVX-512, AVX2 and generic)
+ * against a naive direct convolution, over random shapes: odd sizes, strides 1..3, pads,
+ * dilations, groups, every epilogue, threads 1..4, and in-place (Y aliasing X). */
 #include <string.h>
 
 #include "kernel_test_util.h"
 #include "kernels/conv.h"
 #include "kernels/cpu.h"
+#include "kernels/dconv.h"
 #include "nnperf/alloc.h"
 #include "test.h"
 
@@ -126,11 +127,118 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   run_case(&d, trial, pools, false);
 }
 
+/* The direct kernel (kernels/dconv.h) on one stride-1 "same" shape: every ISA this CPU
+ * runs (generic, AVX2, AVX-512; under NNP_CPU_FEATURES=avx2 the AVX-512 one is skipped)
+ * on 1 and 3 threads, then through nnp_conv2d_prepare_pick (in place where C == M).
+ * Epilogue variant ev: 0 none (NULL), 1 bias, 2 bias + relu, 3 clip, 4 bias + hardswish,
+ * 5 bias + sigmoid, 6 bias + residual + relu, 7 residual as the output itself. */
+static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const *pools) {
+  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * d->c * d->kh * d->kw;
+  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
+  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
+  float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
+  kt_fill(x, nx);
+  kt_fill(w, nw);
+  kt_fill(bias, d->m);
+  kt_fill(res, ny);
+  static const int acts[8] = {NNP_ACT_NONE, NNP_ACT_NONE, NNP_ACT_RELU, NNP_ACT_CLIP,
+                              NNP_ACT_HARDSWISH, NNP_ACT_SIGMOID, NNP_ACT_RELU, NNP_ACT_NONE};
+  nnp_epilogue ep = {.act = acts[ev], .act_min = -0.2f, .act_max = 0.9f};
+  if (ev != 0 && ev != 3 && ev != 7) {
+    ep.bias = bias;
+    ep.bias_kind = NNP_BIAS_ROW;
+  }
+  if (ev >= 6) ep.residual = res;
+  naive(d, x, w, &ep, want);
+  const nnp_epilogue *epp = ev == 0 ? NULL : &ep;
+  static const char *isa_name[3] = {"generic", "avx2", "avx512"};
+  bool have[3] = {true, nnp_cpu_has_avx2_fma(), nnp_cpu_has_avx512f()};
+  for (int isa = 0; isa < 3; isa++) {
+    if (!have[isa]) continue;
+    nnp_dconv *k = NULL;
+    CHECK_OK(nnp_dconv_prepare(d, w, (nnp_dconv_isa)isa, &k));
+    if (!k) continue;
+    for (int t = 0; t < 3; t += 2) { /* 1 and 3 threads */
+      memset(got, 0xff, (size_t)ny * 4);
+      if (ev == 7) { /* the residual is the output itself (an Add fused in place) */
+        memcpy(got, res, (size_t)ny * 4);
+        ep.residual = got;
+      }
+      nnp_dconv_run(k, x, got, epp, pools[t]);
+      if (ev == 7) ep.residual = res;
+      double err = kt_max_err(got, want, ny);
+      CHECK_MSG(err < 1e-4, "direct %s n%lld c%lld %lldx%lld -> m%lld k%lldx%lld p%lld,%lld epilogue %d threads %d: err %g",
+                isa_name[isa], (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
+                (long long)d->kh, (long long)d->kw, (long long)d->ph, (long long)d->pw, ev, t + 1, err);
+    }
+    nnp_dconv_destroy(k);
+  }
+  /* through the conv2d entry: the algorithm taken, its scratch, in place */
+  for (int generic = 0; generic < 2; generic++) {
+    if (!generic && !nnp_cpu_has_avx2_fma()) continue;
+    nnp_conv2d_kernel *k = NULL;
+    CHECK_OK(nnp_conv2d_prepare_pick(d, w, generic, NNP_CONV_PICK_DIRECT, &k));
+    if (!k) continue;
+    nnp_conv_algo want_algo = d->c == 1 && d->m == 1   ? NNP_CONV_DEPTHWISE /* group == C == M */
+                              : d->kh * d->kw == 1 ? NNP_CONV_GEMM_1X1
+                                                   : NNP_CONV_DIRECT;
+    CHECK(nnp_conv2d_algo(k) == want_algo);
+    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
+    bool inplace = nx == ny && ev != 7;
+    memset(got, 0xff, (size_t)ny * 4);
+    if (inplace) memcpy(got, x, (size_t)nx * 4);
+    nnp_conv2d_run(k, inplace ? got : x, got, epp, scratch, pools[1]);
+    double err = kt_max_err(got, want, ny);
+    CHECK_MSG(err < 1e-4, "conv2d direct %s n%lld c%lld %lldx%lld -> m%lld k%lld epilogue %d inplace %d: err %g",
+              generic ? "generic" : "fast", (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w,
+              (long long)d->m, (long long)d->kh, ev, inplace, err);
+    nnp_aligned_free(scratch);
+    nnp_conv2d_destroy(k);
+  }
+  nnp_free(x);
+  nnp_free(w);
+  nnp_free(bias);
+  nnp_free(res);
+  nnp_free(want);
+  nnp_free(got);
+}
+
+/* Random direct shapes: channels ragged against the blocks (4 AVX2, 8 AVX-512) and
+ * around them, planes 1x1 to 30x30 with ragged widths (vectors across row ends, a last
+ * vector part past the plane), 3x3 pad 1 mostly, 1x1 pad 0 and 5x5 pad 2, batch 1 and 2,
+ * every epilogue variant. */
+static void direct_cases(nnp_threadpool *const *pools) {
+  static const int64_t chans[] = {1, 3, 4, 5, 8, 9, 17, 33, 64};
+  for (int trial = 0; trial < 160; trial++) {
+    nnp_conv2d_desc d = {.dh = 1, .dw = 1, .sh = 1, .sw = 1, .group = 1};
+    d.n = kt_int(1, 2);
+    d.c = trial % 3 ? chans[kt_int(0, 8)] : kt_int(1, 40);
+    d.m = trial % 4 ? chans[kt_int(0, 8)] : kt_int(1, 40);
+    d.kh = d.kw = trial % 10 == 3 ? 1 : trial % 10 == 7 ? 5 : 3;
+    d.ph = d.pw = d.kh / 2;
+    d.h = trial % 8 == 0 ? 1 : kt_int(1, 30);
+    d.w = trial % 8 == 0 ? 1 : trial % 5 == 1 ? kt_int(1, 4) : kt_int(1, 30);
+    d.oh = d.h;
+    d.ow = d.w;
+    CHECK(nnp_conv2d_direct_applies(&d));
+    direct_case(&d, trial % 8, pools);
+  }
+  /* pad 0 and stride 2 are not stride-1 "same": the direct kernel does not apply */
+  nnp_conv2d_desc no = {.n = 1, .c = 4, .h = 8, .w = 8, .m = 4, .oh = 6, .ow = 6, .kh = 3, .kw = 3, .sh = 1, .sw = 1,
+                        .dh = 1, .dw = 1, .group = 1};
+  CHECK(!nnp_conv2d_direct_applies(&no));
+  no.ph = no.pw = 1;
+  no.sh = no.sw = 2;
+  no.oh = no.ow = 4;
+  CHECK(!nnp_conv2d_direct_applies(&no));
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   for (int trial = 0; trial < 400; trial++) one_case(trial, pools);
+  direct_cases(pools);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
