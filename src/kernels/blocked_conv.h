@@ -47,8 +47,9 @@ bool nnp_bconv_depthwise(const nnp_bconv_kernel *k);
  * y must not alias x; it may alias residual. */
 void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp);
 
-/* Reorders between NCHW (c channels) and NCHW16c (zero-filled padding), hw = H * W. */
-void nnp_nchw_to_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw);
-void nnp_blocked_to_nchw(const float *x, float *y, int64_t n, int64_t c, int64_t hw);
+/* Reorders between NCHW (c channels) and NCHW16c (zero-filled padding), hw = H * W,
+ * split over tp's threads (NULL: the caller alone). */
+void nnp_nchw_to_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw, nnp_threadpool *tp);
+void nnp_blocked_to_nchw(const float *x, float *y, int64_t n, int64_t c, int64_t hw, nnp_threadpool *tp);
 
 #endif

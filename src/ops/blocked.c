@@ -44,7 +44,7 @@ static nnp_status infer_to_blocked(nnp_op_ctx *ctx) {
 
 static nnp_status ref_to_blocked(nnp_op_ctx *ctx) {
   const nnp_tensor *x = ctx->in[0];
-  nnp_nchw_to_blocked(x->data, ctx->out[0]->data, x->dims[0], x->dims[1], x->dims[2] * x->dims[3]);
+  nnp_nchw_to_blocked(x->data, ctx->out[0]->data, x->dims[0], x->dims[1], x->dims[2] * x->dims[3], NULL);
   return NNP_OK;
 }
 
@@ -60,7 +60,31 @@ static nnp_status infer_from_blocked(nnp_op_ctx *ctx) {
 
 static nnp_status ref_from_blocked(nnp_op_ctx *ctx) {
   const nnp_tensor *y = ctx->out[0];
-  nnp_blocked_to_nchw(ctx->in[0]->data, y->data, y->dims[0], y->dims[1], y->dims[2] * y->dims[3]);
+  nnp_blocked_to_nchw(ctx->in[0]->data, y->data, y->dims[0], y->dims[1], y->dims[2] * y->dims[3], NULL);
+  return NNP_OK;
+}
+
+/* The reorders' fast kernels: the same code split over the plan's threads. */
+static nnp_status run_to_blocked(void *state, nnp_op_ctx *ctx) {
+  (void)state;
+  const nnp_tensor *x = ctx->in[0];
+  nnp_nchw_to_blocked(x->data, ctx->out[0]->data, x->dims[0], x->dims[1], x->dims[2] * x->dims[3], ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status run_from_blocked(void *state, nnp_op_ctx *ctx) {
+  (void)state;
+  const nnp_tensor *y = ctx->out[0];
+  nnp_blocked_to_nchw(ctx->in[0]->data, y->data, y->dims[0], y->dims[1], y->dims[2] * y->dims[3], ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status prepare_reorder(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const bool to = ctx->node->op == NNP_OP_TO_BLOCKED;
+  out->run = to ? run_to_blocked : run_from_blocked;
+  out->name = to ? "reorder.to_nchw16c" : "reorder.from_nchw16c";
   return NNP_OK;
 }
 
@@ -127,12 +151,12 @@ static nnp_status ref_blocked_conv(nnp_op_ctx *ctx) {
   v.y.data = s + used;
   used += align64(nnp_tensor_nbytes(&v.y));
   const int64_t hw = v.x.dims[2] * v.x.dims[3], ohw = v.y.dims[2] * v.y.dims[3];
-  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], hw);
+  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], hw, NULL);
   if (rb) {
     v.r = v.y;
     v.r.data = s + used;
     used += align64(nnp_tensor_nbytes(&v.y));
-    nnp_blocked_to_nchw(rb->data, v.r.data, v.y.dims[0], v.y.dims[1], ohw);
+    nnp_blocked_to_nchw(rb->data, v.r.data, v.y.dims[0], v.y.dims[1], ohw, NULL);
     v.in[3] = &v.r;
     v.ctx.n_in = 4;
   }
@@ -140,7 +164,7 @@ static nnp_status ref_blocked_conv(nnp_op_ctx *ctx) {
   v.ctx.scratch = s + used;
   v.ctx.scratch_size = ctx->scratch_size - used;
   NNP_TRY(nnp_op_fused_conv.ref(&v.ctx));
-  nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], ohw);
+  nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], ohw, NULL);
   return NNP_OK;
 }
 
@@ -181,9 +205,11 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
 }
 
 const nnp_op_info nnp_op_to_blocked = {.name = "ToBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-                                       .max_outputs = 1, .infer = infer_to_blocked, .ref = ref_to_blocked};
+                                       .max_outputs = 1, .infer = infer_to_blocked, .ref = ref_to_blocked,
+                                       .prepare = prepare_reorder};
 const nnp_op_info nnp_op_from_blocked = {.name = "FromBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-                                         .max_outputs = 1, .infer = infer_from_blocked, .ref = ref_from_blocked};
+                                         .max_outputs = 1, .infer = infer_from_blocked, .ref = ref_from_blocked,
+                                         .prepare = prepare_reorder};
 const nnp_op_info nnp_op_blocked_conv = {.name = "BlockedConv", .min_inputs = 2, .max_inputs = 4,
                                          .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_conv,
                                          .ref = ref_blocked_conv, .prepare = prepare_blocked_conv};

@@ -54,10 +54,10 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   const float *b = trial % 3 != 2 ? bias : NULL;
   const float *r = trial % 2 ? res : NULL;
   naive(d, x, w, b, r, &ep, want);
-  nnp_nchw_to_blocked(x, xb, d->n, d->c, hw);
-  nnp_nchw_to_blocked(res, rb, d->n, d->m, P);
+  nnp_nchw_to_blocked(x, xb, d->n, d->c, hw, pools[trial % 3]);
+  nnp_nchw_to_blocked(res, rb, d->n, d->m, P, NULL);
   /* the reorders are each other's inverse */
-  nnp_blocked_to_nchw(xb, got, d->n, d->c, hw);
+  nnp_blocked_to_nchw(xb, got, d->n, d->c, hw, pools[(trial + 1) % 3]);
   CHECK(!memcmp(got, x, (size_t)nx * 4));
 
   nnp_bconv_kernel *kg = NULL, *kf = NULL;
@@ -65,7 +65,7 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   CHECK(nnp_bconv_generic(kg));
   CHECK(nnp_bconv_depthwise(kg) == (d->group > 1));
   nnp_bconv_run(kg, xb, yg, r ? rb : NULL, NULL);
-  nnp_blocked_to_nchw(yg, got, d->n, d->m, P);
+  nnp_blocked_to_nchw(yg, got, d->n, d->m, P, NULL);
   double e = kt_max_err(got, want, ny);
   if (!(e < 1e-4)) {
     printf("generic vs naive: n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld d%lld g%lld act %d: err %g\n",
