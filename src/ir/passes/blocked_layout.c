@@ -11,7 +11,8 @@
  * resnet's Conv -> Add -> Relu chains and mobilenet's inverted residuals stay blocked
  * end to end; other ops (pools, the network head) read the unblocked value.
  *
- * Runs last: it needs the fusions' FusedConv nodes. Nodes are visited in topological
+ * Only on CPUs with AVX-512F (the blocked tile's ISA; NNP_CPU_FEATURES=avx2 or generic
+ * turns the pass into a no-op). Runs last: it needs the fusions' FusedConv nodes. Nodes are visited in topological
  * order, so a region's producers are converted before their readers. The original
  * output value of a converted node keeps its index and name: FromBlocked produces it
  * where it is still read, so the graph's outputs and value indices stay valid. */
@@ -20,6 +21,7 @@
 
 #include "ir/passes/pass_util.h"
 #include "kernels/blocked_conv.h"
+#include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/internal_ops.h"
@@ -141,7 +143,9 @@ static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *c
 /* *count: the convolutions converted (the reorders are not counted). */
 nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count) {
   *count = 0;
-  if (!shapes) return NNP_OK;
+  /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
+   * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
+  if (!shapes || !nnp_cpu_has_avx512f()) return NNP_OK;
   NNP_TRY(nnp_graph_toposort(g));
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
