@@ -4,18 +4,22 @@
  *  - ToBlocked(X): NCHW float32 -> N x ceil(C/16) x H x W x 16, padded channels zero;
  *  - FromBlocked(X), attribute `channels` (the real C): the inverse;
  *  - BlockedConv(X, W, [B], [R]): FusedConv (same attributes and epilogue) on blocked X
- *    and R, blocked Y; W and B stay in ONNX layout (the fast kernel packs them).
+ *    and R, blocked Y; W and B stay in ONNX layout (the fast kernel packs them);
+ *  - BlockedMaxPool(X), MaxPool's attributes plus `channels`: MaxPool on blocked X and Y
+ *    (no Indices output).
  *
  * BlockedConv's reference kernel unblocks X and R, runs FusedConv's reference kernel and
- * reblocks Y, so the blocked kernels are checked against the same oracle as every other
+ * reblocks Y (BlockedMaxPool likewise with MaxPool's), so the blocked kernels are checked against the same oracle as every other
  * convolution, and the pass changes no output bit on the reference kernels. */
 #include <string.h>
 
 #include "kernels/blocked_conv.h"
+#include "kernels/blocked_pool.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/internal_ops.h"
 #include "ops/op_util.h"
+#include "ops/spatial.h"
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
@@ -204,6 +208,98 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
   return NNP_OK;
 }
 
+/* ---- BlockedMaxPool ---- */
+
+static nnp_status pool_view(const nnp_op_ctx *ctx, nchw_view *v) {
+  const nnp_tensor *x = ctx->in[0];
+  const int64_t c = nnp_attr_int(ctx->node, "channels", -1);
+  if (!is_blocked(x) || c < 1 || nnp_blocks(c) != x->dims[1])
+    return nnp_error(NNP_ERR_SHAPE, "BlockedMaxPool: input is not NCHW16c with %lld channels", (long long)c);
+  memset(v, 0, sizeof *v);
+  v->x = unblocked_shape(x, c);
+  v->in[0] = &v->x;
+  v->out[0] = &v->y;
+  v->ctx = *ctx;
+  v->ctx.in = v->in;
+  v->ctx.n_in = 1;
+  v->ctx.out = v->out;
+  v->ctx.n_out = 1;
+  return NNP_OK;
+}
+
+static nnp_status infer_blocked_max_pool(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  NNP_TRY(nnp_op_max_pool.infer(&v.ctx));
+  if (v.y.rank != 4) return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedMaxPool: 2-D only");
+  const nnp_tensor yb = blocked_shape(&v.y);
+  nnp_set_shape(ctx->out[0], NNP_F32, yb.rank, yb.dims);
+  ctx->scratch_needed =
+      align64(nnp_tensor_nbytes(&v.x)) + align64(nnp_tensor_nbytes(&v.y)) + v.ctx.scratch_needed;
+  return NNP_OK;
+}
+
+static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  nnp_tensor *yb = ctx->out[0];
+  v.y = unblocked_shape(yb, v.x.dims[1]);
+  char *s = ctx->scratch;
+  const size_t nx = align64(nnp_tensor_nbytes(&v.x)), used = nx + align64(nnp_tensor_nbytes(&v.y));
+  if (used > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "BlockedMaxPool: scratch too small");
+  v.x.data = s;
+  v.y.data = s + nx;
+  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], v.x.dims[2] * v.x.dims[3], NULL);
+  v.ctx.scratch = s + used;
+  v.ctx.scratch_size = ctx->scratch_size - used;
+  NNP_TRY(nnp_op_max_pool.ref(&v.ctx));
+  nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], v.y.dims[2] * v.y.dims[3], NULL);
+  return NNP_OK;
+}
+
+static nnp_status run_blocked_max_pool(void *state, nnp_op_ctx *ctx) {
+  nnp_maxpool2d_blocked(state, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  return NNP_OK;
+}
+
+/* The fast kernel takes what nnp_prepare_pool's 2-D MaxPool takes: no dilation, explicit
+ * or VALID padding; anything else stays on the reference. */
+static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  nnp_pool2d_desc d = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3], .oh = y->dims[2],
+                       .ow = y->dims[3]};
+  const int64_t *v = NULL;
+  if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
+  d.kh = v[0];
+  d.kw = v[1];
+  int nv = nnp_attr_ints(ctx->node, "dilations", &v);
+  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  nv = nnp_attr_ints(ctx->node, "strides", &v);
+  if (nv > 0 && nv != 2) return NNP_OK;
+  d.sh = nv > 0 ? v[0] : 1;
+  d.sw = nv > 0 ? v[1] : 1;
+  nnp_auto_pad mode;
+  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
+  if (mode == NNP_AUTO_PAD_NOTSET) {
+    nv = nnp_attr_ints(ctx->node, "pads", &v);
+    if (nv > 0 && nv != 4) return NNP_OK;
+    d.ph = nv > 0 ? v[0] : 0;
+    d.pw = nv > 0 ? v[1] : 0;
+  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
+  if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
+  nnp_pool2d_desc *state = nnp_malloc(sizeof *state);
+  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
+  *state = d;
+  out->run = run_blocked_max_pool;
+  out->destroy = nnp_free;
+  out->state = state;
+  out->name = "pool.max2d.blocked";
+  return NNP_OK;
+}
+
 const nnp_op_info nnp_op_to_blocked = {.name = "ToBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
                                        .max_outputs = 1, .infer = infer_to_blocked, .ref = ref_to_blocked,
                                        .prepare = prepare_reorder};
@@ -213,3 +309,6 @@ const nnp_op_info nnp_op_from_blocked = {.name = "FromBlocked", .min_inputs = 1,
 const nnp_op_info nnp_op_blocked_conv = {.name = "BlockedConv", .min_inputs = 2, .max_inputs = 4,
                                          .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_conv,
                                          .ref = ref_blocked_conv, .prepare = prepare_blocked_conv};
+const nnp_op_info nnp_op_blocked_max_pool = {.name = "BlockedMaxPool", .min_inputs = 1, .max_inputs = 1,
+                                             .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_max_pool,
+                                             .ref = ref_blocked_max_pool, .prepare = prepare_blocked_max_pool};

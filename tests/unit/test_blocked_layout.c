@@ -1,8 +1,9 @@
 /* The blocked-layout pass (src/ir/passes/blocked_layout.c): on a small hand-built graph
- * with ragged channel counts (20, 24, 8), a depthwise conv, a residual read inside the
+ * with ragged channel counts (20, 24, 8), a depthwise conv, two MaxPools, a residual read inside the
  * region, and a blocked value read twice outside it:
  *  - the rewrite: every conv is a BlockedConv, one ToBlocked per value entering the
- *    region, one FromBlocked per value leaving it (the value read twice gets one);
+ *    region, one FromBlocked per value leaving it (the value read twice gets one); a
+ *    MaxPool on a blocked value joins the region, one on the graph input does not;
  *  - the numbers: bit-identical to the pass off on the reference kernels (BlockedConv's
  *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
  *    batch 3 with batch lanes and 2 threads;
@@ -19,6 +20,18 @@
 #include "test.h"
 #include "ir_builder.h"
 
+enum { NOUT = 5 }; /* graph outputs */
+
+static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
+  nnp_attr *a;
+  nnp_node_add_attr(n, name, &a);
+  a->type = NNP_ATTR_INTS;
+  a->count = 2;
+  a->ints = nnp_malloc(2 * sizeof(int64_t));
+  a->ints[0] = a0;
+  a->ints[1] = a1;
+}
+
 static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
   nnp_attr *a;
   nnp_node_add_attr(n, name, &a);
@@ -30,13 +43,15 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             A -> depthwise 3x3 (24) -> + A -> C            (residual inside the region)
  *             C -> conv3 1x1 (8) -> D                         (output)
  *             C -> Relu -> E, C -> Sigmoid -> F               (C leaves the region twice)
- * Outputs D, E, F. */
+ *             A -> MaxPool 3x3 s2 p1 -> P -> conv4 1x1 (8) -> G   (the pool joins the region)
+ *             X -> MaxPool 2x2 s2 -> H                       (stays NCHW: X is not blocked)
+ * Outputs D, E, F, G, H. */
 static nnp_graph *build(void) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f;
+  int x, a0, a, b, c, d, e, f, pv, gv, h;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -48,9 +63,10 @@ static nnp_graph *build(void) {
   int w1 = add_f32_init(g, "W1", 4, w1d, 0), b1 = add_f32_init(g, "B1", 1, b1d, 0);
   int w2 = add_f32_init(g, "W2", 4, w2d, 0), b2 = add_f32_init(g, "B2", 1, b1d, 0);
   int w3 = add_f32_init(g, "W3", 4, w3d, 0), b3 = add_f32_init(g, "B3", 1, b3d, 0);
-  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F"};
-  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f};
-  for (int i = 0; i < 7; i++) nnp_graph_value(g, names[i], vals[i]);
+  int w4 = add_f32_init(g, "W4", 4, w3d, 0);
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h};
+  for (int i = 0; i < 10; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -62,8 +78,16 @@ static nnp_graph *build(void) {
   nnp_graph_add_node(g, "conv3", "Conv", "", 3, (int[]){c, w3, b3}, 1, &d, NULL);
   nnp_graph_add_node(g, "relu_e", "Relu", "", 1, &c, 1, &e, NULL);
   nnp_graph_add_node(g, "sig_f", "Sigmoid", "", 1, &c, 1, &f, NULL);
-  int outs[3] = {d, e, f};
-  for (int i = 0; i < 3; i++) {
+  nnp_graph_add_node(g, "pool", "MaxPool", "", 1, &a, 1, &pv, &ni);
+  add_ints_attr(&g->nodes[ni], "kernel_shape", 3, 3);
+  add_ints_attr(&g->nodes[ni], "strides", 2, 2);
+  add_pads(&g->nodes[ni]);
+  nnp_graph_add_node(g, "conv4", "Conv", "", 2, (int[]){pv, w4}, 1, &gv, NULL);
+  nnp_graph_add_node(g, "pool_x", "MaxPool", "", 1, &x, 1, &h, &ni);
+  add_ints_attr(&g->nodes[ni], "kernel_shape", 2, 2);
+  add_ints_attr(&g->nodes[ni], "strides", 2, 2);
+  int outs[NOUT] = {d, e, f, gv, h};
+  for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
   }
@@ -75,9 +99,9 @@ static nnp_graph *build(void) {
 enum { MAXOUT = 3 * 3 * 24 * 81 };
 
 typedef struct result {
-  float out[3][MAXOUT];
-  int64_t n[3];
-  int to, from, bconv, steps, lanes;
+  float out[NOUT][MAXOUT];
+  int64_t n[NOUT];
+  int to, from, bconv, bpool, steps, lanes;
 } result;
 
 static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
@@ -102,10 +126,11 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
     r->to += !strcmp(t, "ToBlocked");
     r->from += !strcmp(t, "FromBlocked");
     r->bconv += !strcmp(t, "BlockedConv");
+    r->bpool += !strcmp(t, "BlockedMaxPool");
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < NOUT; k++) {
     const nnp_tensor *y = nnp_plan_output(p, k);
     r->n[k] = nnp_tensor_numel(y);
     CHECK(r->n[k] <= MAXOUT);
@@ -116,7 +141,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
 
 static double max_err(const result *a, const result *b) {
   double m = 0;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < NOUT; k++) {
     if (a->n[k] != b->n[k]) return 1e30;
     for (int64_t i = 0; i < a->n[k]; i++) {
       double e = fabs((double)a->out[k][i] - b->out[k][i]) / (1 + fabs((double)b->out[k][i]));
@@ -142,7 +167,7 @@ int main(void) {
    * generic C kernel): nothing else to test here */
   if (!nnp_cpu_has_avx512f()) {
     run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
-    CHECK(got.bconv == 0 && got.to == 0 && got.from == 0);
+    CHECK(got.bconv == 0 && got.bpool == 0 && got.to == 0 && got.from == 0);
     printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
     nnp_graph_destroy(g);
     TEST_MAIN_END();
@@ -151,10 +176,11 @@ int main(void) {
   run(g, NNP_PASS_DEFAULT, false, 1, 1, true, &want);
   CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
-  CHECK_MSG(got.bconv == 3, "%d BlockedConv", got.bconv);
-  CHECK_MSG(got.to == 1, "%d ToBlocked (X only)", got.to);
-  CHECK_MSG(got.from == 2, "%d FromBlocked (C once for both readers, D)", got.from);
-  CHECK_MSG(got.steps == want.steps + 3, "steps %d vs %d without the pass", got.steps, want.steps);
+  CHECK_MSG(got.bconv == 4, "%d BlockedConv", got.bconv);
+  CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
+  CHECK_MSG(got.to == 1, "%d ToBlocked (X only, once for conv1)", got.to);
+  CHECK_MSG(got.from == 3, "%d FromBlocked (C once for both readers, D, G)", got.from);
+  CHECK_MSG(got.steps == want.steps + 4, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -166,7 +192,7 @@ int main(void) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 3);
+        CHECK(got.bconv == 4 && got.bpool == 1);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)batch, threads,

@@ -9,7 +9,11 @@
  * FromBlocked, shared by every outside reader; a value read only inside its region is
  * never unblocked. The fused residual and activation already live inside FusedConv, so
  * resnet's Conv -> Add -> Relu chains and mobilenet's inverted residuals stay blocked
- * end to end; other ops (pools, the network head) read the unblocked value.
+ * end to end. A 2-D MaxPool whose input is already blocked joins the region as
+ * BlockedMaxPool (resnet's stem pool, between two convs, would otherwise cost a
+ * FromBlocked and a ToBlocked); a pool on an unblocked value is left alone, since
+ * blocking it would add reorders, not remove them. Other ops (the network head) read
+ * the unblocked value.
  *
  * Only on CPUs with AVX-512F (the blocked tile's ISA; NNP_CPU_FEATURES=avx2 or generic
  * turns the pass into a no-op). Runs last: it needs the fusions' FusedConv nodes. Nodes are visited in topological
@@ -52,6 +56,18 @@ static bool convertible(const nnp_graph *g, const nnp_plan *shapes, const nnp_no
     return false;
   }
   return ok;
+}
+
+/* A MaxPool the blocked pool can run: one input and output, 2-D float32 (the window
+ * attributes are checked by its prepare hook, which leaves the rest to the reference). */
+static bool pool_convertible(const nnp_plan *shapes, const nnp_node *n) {
+  if (n->op != NNP_OP_MAX_POOL || n->n_inputs != 1 || n->n_outputs != 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
+    return false;
+  const int64_t *k = NULL;
+  if (nnp_attr_ints(n, "kernel_shape", &k) != 2) return false;
+  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]), *y = pass_shape(shapes, n->outputs[0]);
+  return x && y && x->dtype == NNP_F32 && x->rank == 4 && y->dtype == NNP_F32 && y->rank == 4 &&
+         nnp_tensor_numel(y) > 0;
 }
 
 /* A new intermediate value named after value v, made unique. */
@@ -105,11 +121,35 @@ static nnp_status blocked_input(nnp_graph *g, maps *m, int v, int *out) {
   return NNP_OK;
 }
 
+/* Node i, if a MaxPool on a value a converted node made blocked: BlockedMaxPool. */
+static nnp_status join_pool(nnp_graph *g, const nnp_plan *shapes, maps *m, int i, int *count) {
+  if (!pool_convertible(shapes, &g->nodes[i])) return NNP_OK;
+  const int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
+  if (x >= m->n || y >= m->n || m->blocked[x] < 0) return NNP_OK;
+  int yb;
+  NNP_TRY(new_value(g, y, "nchw16c", &yb));
+  nnp_node *n = &g->nodes[i];
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, "channels", &a));
+  a->type = NNP_ATTR_INT;
+  a->i = pass_shape(shapes, x)->dims[1];
+  n->inputs[0] = m->blocked[x];
+  n->outputs[0] = yb;
+  g->values[y].producer = -1;
+  m->blocked[y] = yb;
+  NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_MAX_POOL, "BlockedMaxPool"));
+  ++*count;
+  return NNP_OK;
+}
+
 static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *conv, int *count) {
   const int n_nodes = g->n_nodes; /* reorders are appended after these */
   for (int i = 0; i < n_nodes; i++) conv[i] = convertible(g, shapes, &g->nodes[i]);
   for (int i = 0; i < n_nodes; i++) {
-    if (!conv[i]) continue;
+    if (!conv[i]) {
+      NNP_TRY(join_pool(g, shapes, m, i, count));
+      continue;
+    }
     /* inputs first: blocked_input may append nodes (g->nodes moves) */
     int bx, br = -1;
     NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[0], &bx));
@@ -140,7 +180,7 @@ static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *c
   return s;
 }
 
-/* *count: the convolutions converted (the reorders are not counted). */
+/* *count: the convolutions and pools converted (the reorders are not counted). */
 nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count) {
   *count = 0;
   /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
