@@ -30,9 +30,10 @@ const char cli_model_options_help[] =
     "  --dim SYMBOL=N         binds a named symbolic dimension (e.g. --dim height=320)\n"
     "  --shape [NAME:]DIMS    full shape of an input, e.g. --shape input:1x3x224x224\n"
     "                         (NAME may be left out when the model has one input)\n"
-    "  --passes LIST          graph passes to run (comma-separated; all, none, fold-constants,\n"
-    "                         dead-nodes, noops, fold-batchnorm, fuse-activation, fuse-residual,\n"
-    "                         fuse-elementwise, fuse-qdq)\n"
+    "  --passes LIST          graph passes to run (comma-separated; default, all, none,\n"
+    "                         fold-constants, dead-nodes, noops, fold-batchnorm, fuse-activation,\n"
+    "                         fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq); default:\n"
+    "                         all but blocked-layout (--passes default,blocked-layout adds it)\n"
     "  --no-PASS              turns one pass off (e.g. --no-fuse-residual); --no-passes: all off\n"
     "  --no-memory-plan       a buffer per value instead of one planned arena\n";
 

@@ -519,7 +519,7 @@ int nnp_cmd_bench(int argc, char **argv) {
           }
         }
         /* --passes / --no-PASS / --no-memory-plan reach the native engine as its options */
-        if (!strcmp(backends[k]->name, "native") && (mo.plan.passes != NNP_PASS_ALL || !mo.plan.memory_plan)) {
+        if (!strcmp(backends[k]->name, "native") && (mo.plan.passes != NNP_PASS_DEFAULT || !mo.plan.memory_plan)) {
           size_t ol = strlen(optbuf);
           snprintf(optbuf + ol, sizeof optbuf - ol, "%spasses=0x%x,memory_plan=%d", ol ? "," : "",
                    mo.plan.passes, mo.plan.memory_plan ? 1 : 0);

@@ -21,8 +21,8 @@
 
 typedef struct rung {
   const char *name;
-  /* false: the engine ignores this rung's switch in this build (the lead flips it when
-   * the feature lands: fast kernels and threads come from the kernels work) */
+  /* false: the engine ignores this rung's switch in this build (prints "not
+   * implemented"); every rung is implemented now, blocked layout included */
   bool implemented;
   void (*apply)(nnp_plan_options *o, int threads);
 } rung;
@@ -53,7 +53,7 @@ static const rung rungs[] = {
     {"+fusion", true, r_fuse},
     {"+memory plan", true, r_mem},
     {"+fast kernels", true, r_fast},
-    {"+blocked layout", false, r_blocked},
+    {"+blocked layout", true, r_blocked},
     {"+threads", true, r_threads},
 };
 #define N_RUNGS ((int)(sizeof rungs / sizeof rungs[0]))

@@ -60,11 +60,13 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
     /* weights and parameters are constants; a residual (FusedConv input 3) is per image */
     case NNP_OP_CONV: case NNP_OP_CONV_TRANSPOSE: case NNP_OP_MAX_POOL: case NNP_OP_AVERAGE_POOL:
     case NNP_OP_GLOBAL_AVERAGE_POOL: case NNP_OP_GLOBAL_MAX_POOL: case NNP_OP_BATCH_NORMALIZATION:
-    case NNP_OP_INSTANCE_NORMALIZATION: case NNP_OP_LRN: case NNP_OP_FUSED_CONV:
+    case NNP_OP_INSTANCE_NORMALIZATION: case NNP_OP_LRN: case NNP_OP_FUSED_CONV: case NNP_OP_BLOCKED_CONV:
+    case NNP_OP_BLOCKED_MAX_POOL:
       for (int k = 1; k < n->n_inputs; k++) {
         int v = n->inputs[k];
         if (v < 0) continue;
-        if (n->op == NNP_OP_FUSED_CONV && k == 3 ? !is_act(p, v) : is_act(p, v)) return false;
+        const bool residual = (n->op == NNP_OP_FUSED_CONV || n->op == NNP_OP_BLOCKED_CONV) && k == 3;
+        if (residual ? !is_act(p, v) : is_act(p, v)) return false;
       }
       return true;
     case NNP_OP_GEMM: case NNP_OP_FUSED_GEMM: { /* rows are images: A not transposed, B constant */
@@ -85,6 +87,7 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
     /* moves: the batch axis stays first and whole (shapes checked by the caller), so each
      * image is one contiguous block of the same size before and after */
     case NNP_OP_FLATTEN: case NNP_OP_RESHAPE: case NNP_OP_SQUEEZE: case NNP_OP_UNSQUEEZE:
+    case NNP_OP_TO_BLOCKED: case NNP_OP_FROM_BLOCKED: /* NCHW <-> NCHW16c: per image */
       return true;
     case NNP_OP_SOFTMAX: case NNP_OP_LOG_SOFTMAX: {
       const nnp_tensor *x = nnp_plan_value(p, n->inputs[0]);

@@ -63,7 +63,7 @@ struct nnp_plan {
 void nnp_plan_options_default(nnp_plan_options *o) {
   memset(o, 0, sizeof *o);
   o->default_dim = 1;
-  o->passes = NNP_PASS_ALL;
+  o->passes = NNP_PASS_DEFAULT;
   o->memory_plan = true;
   o->fast_kernels = true;
   o->threads = 1;

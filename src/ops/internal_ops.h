@@ -20,6 +20,10 @@ enum {
   NNP_OP_FUSED_ELEMENTWISE,
   NNP_OP_QLINEAR_ADD,
   NNP_OP_QGEMM,
+  NNP_OP_TO_BLOCKED,
+  NNP_OP_FROM_BLOCKED,
+  NNP_OP_BLOCKED_CONV,
+  NNP_OP_BLOCKED_MAX_POOL,
   NNP_OP_INTERNAL_END
 };
 
@@ -33,6 +37,15 @@ extern const nnp_op_info nnp_op_qlinear_add;
 /* QGemm(A, A_scale, A_zp, B, B_scale, B_zp, [C], [Y_scale, Y_zp]), attributes transB and
  * nnperf_clamp: the quantized Gemm / MatMul with uint8 or float32 output (ops/qgemm.c). */
 extern const nnp_op_info nnp_op_qgemm;
+/* The blocked layout NCHW16c (kernels/blocked_conv.h; ops/blocked.c): ToBlocked(X) NCHW ->
+ * N x C/16 x H x W x 16 (padded channels zero), FromBlocked(X) back, attribute `channels`
+ * (the real C), and BlockedConv(X, W, [B], [R]): FusedConv's attributes and epilogue on
+ * blocked X, R and Y (W and B in ONNX layout), BlockedMaxPool(X): MaxPool's attributes
+ * plus `channels`, on blocked X and Y. Made by the blocked-layout pass only. */
+extern const nnp_op_info nnp_op_to_blocked;
+extern const nnp_op_info nnp_op_from_blocked;
+extern const nnp_op_info nnp_op_blocked_conv;
+extern const nnp_op_info nnp_op_blocked_max_pool;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

@@ -17,7 +17,9 @@ _Static_assert(sizeof(op_table) / sizeof(op_table[0]) == NNP_OP_COUNT,
 /* Internal ops (ops/internal_ops.h) after the ONNX ones: reachable by id only. */
 static const nnp_op_info *const internal_table[] = {&nnp_op_fused_conv, &nnp_op_fused_gemm,
                                                       &nnp_op_fused_elementwise, &nnp_op_qlinear_add,
-                                                      &nnp_op_qgemm};
+                                                      &nnp_op_qgemm, &nnp_op_to_blocked,
+                                                      &nnp_op_from_blocked, &nnp_op_blocked_conv,
+                                                      &nnp_op_blocked_max_pool};
 _Static_assert(sizeof(internal_table) / sizeof(internal_table[0]) == NNP_OP_INTERNAL_END - NNP_OP_COUNT,
                "internal op table and ids disagree");
 

@@ -186,9 +186,9 @@ int main(void) {
 
   float want[R * NO], ref[R * NO], got[R * NO];
   int steps = 0;
-  CHECK_OK(run(g, NNP_PASS_ALL & ~NNP_PASS_FUSE_QDQ, true, 1, want, &steps));
+  CHECK_OK(run(g, NNP_PASS_DEFAULT & ~NNP_PASS_FUSE_QDQ, true, 1, want, &steps));
   CHECK(steps == 0);
-  CHECK_OK(run(g, NNP_PASS_ALL, false, 1, ref, &steps)); /* the reference QGemm */
+  CHECK_OK(run(g, NNP_PASS_DEFAULT, false, 1, ref, &steps)); /* the reference QGemm */
   CHECK(steps == 0);
   double dot = 0, na = 0, nb = 0, md = 0, mx = 0;
   for (int i = 0; i < R * NO; i++) {
@@ -202,7 +202,7 @@ int main(void) {
   CHECK_MSG(dot / sqrt(na * nb) > 0.9999, "cosine %g", dot / sqrt(na * nb));
   CHECK_MSG(md < 0.05 * mx, "max diff %g of %g", md, mx);
   for (int t = 1; t <= 3; t++) {
-    CHECK_OK(run(g, NNP_PASS_ALL, true, t, got, &steps));
+    CHECK_OK(run(g, NNP_PASS_DEFAULT, true, t, got, &steps));
     CHECK_MSG(steps == 2, "%d QGemm steps on the fast kernel (%d threads)", steps, t);
     CHECK_MSG(!memcmp(got, ref, sizeof got), "fast QGemm differs from the reference QGemm (%d threads)", t);
   }
@@ -258,7 +258,7 @@ int main(void) {
   for (int fused = 0; fused < 2; fused++) {
     nnp_plan_options ho;
     nnp_plan_options_default(&ho);
-    ho.passes = fused ? NNP_PASS_ALL : NNP_PASS_ALL & ~NNP_PASS_FUSE_QDQ;
+    ho.passes = fused ? NNP_PASS_DEFAULT : NNP_PASS_DEFAULT & ~NNP_PASS_FUSE_QDQ;
     nnp_plan *ph;
     CHECK_OK(nnp_plan_compile(gh, &ho, &ph));
     int qg = 0; /* the Flatten's 2-D output is known once shapes are compiled */

@@ -198,14 +198,14 @@ int main(void) {
     float span = trial == 3 ? 8.0f : 2.0f; /* the last input saturates the first quantizer */
     for (int i = 0; i < NIN; i++) x[i] = ((float)(next() % 20001) / 10000.0f - 1.0f) * span;
     int qadd, u8pool, glue;
-    CHECK_OK(run(g, NNP_PASS_ALL & ~NNP_PASS_FUSE_QDQ, 1, x, want, &qadd, &u8pool, &glue));
+    CHECK_OK(run(g, NNP_PASS_DEFAULT & ~NNP_PASS_FUSE_QDQ, 1, x, want, &qadd, &u8pool, &glue));
     CHECK_MSG(qadd == 0 && u8pool == 0 && glue > 0, "unfused: qadd %d u8pool %d glue %d", qadd, u8pool, glue);
     int distinct = 0;
     for (int i = 1; i < NOUT; i++) distinct += want[i] != want[0];
     CHECK_MSG(distinct > NOUT / 2, "the output is nearly constant (%d distinct): a weak test", distinct);
     for (int threads = 1; threads <= 4; threads++) {
         memset(got, 0, sizeof got);
-        CHECK_OK(run(g, NNP_PASS_ALL, threads, x, got, &qadd, &u8pool, &glue));
+        CHECK_OK(run(g, NNP_PASS_DEFAULT, threads, x, got, &qadd, &u8pool, &glue));
         CHECK_MSG(qadd == 2 && u8pool == 1 && glue == 0, "fused: qadd %d u8pool %d float glue %d", qadd, u8pool,
                   glue);
         int bad = -1;

@@ -150,7 +150,7 @@ static void test_fuse_gemm(void) {
   nnp_graph *g = load(m);
   result base, opt;
   run(g, 0, false, &base);
-  run(g, NNP_PASS_ALL, true, &opt);
+  run(g, NNP_PASS_DEFAULT, true, &opt);
   CHECK(opt.steps == 1 && !strcmp(opt.ops[0], "FusedGemm"));
   CHECK(identical(&base, &opt));
   nnp_graph_destroy(g);
@@ -192,7 +192,7 @@ static void test_fuse_residual(void) {
   mb_output(m, "y", F32);
   g = load(m);
   run(g, 0, false, &base);
-  run(g, NNP_PASS_ALL, true, &opt);
+  run(g, NNP_PASS_DEFAULT, true, &opt);
   CHECK_MSG(opt.steps == 2, "broadcast Add fused: %d steps", opt.steps);
   CHECK(identical(&base, &opt));
   nnp_graph_destroy(g);
@@ -466,7 +466,7 @@ static void test_zoo_tiny_end_to_end(void) {
   if (!g) return;
   result base, opt;
   run(g, 0, false, &base);
-  run(g, NNP_PASS_ALL, true, &opt);
+  run(g, NNP_PASS_DEFAULT, true, &opt);
   CHECK(opt.steps < base.steps);
   CHECK_MSG(max_diff(&base, &opt) < 1e-4, "differ by %g", max_diff(&base, &opt));
   nnp_graph_destroy(g);

@@ -47,6 +47,8 @@ nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *cou
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count);
 nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);
+/* NCHW16c blocked layout for the convolutions, minimal reorders (blocked_layout.c) */
+nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count);
 /* fuse-qdq's glue rewrites (MaxPool on uint8, QLinearAdd): fuse_qdq_glue.c */
 nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_plan *shapes, int *count);
 /* fuse-qdq's fully connected layers (Gemm, MatMul -> QGemm): fuse_qdq_gemm.c */

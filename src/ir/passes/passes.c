@@ -30,10 +30,14 @@ nnp_status nnp_passes_parse(const char *list, unsigned *bits) {
     if (len == 0 || len >= sizeof name) return nnp_error(NNP_ERR_INVALID, "empty or overlong pass name in '%s'", list);
     memcpy(name, p, len);
     name[len] = 0;
-    unsigned b = !strcmp(name, "all") ? NNP_PASS_ALL : !strcmp(name, "none") ? 0u : nnp_pass_bit(name);
+    unsigned b = !strcmp(name, "all")       ? NNP_PASS_ALL
+                 : !strcmp(name, "default") ? NNP_PASS_DEFAULT
+                 : !strcmp(name, "none")    ? 0u
+                                            : nnp_pass_bit(name);
     if (!b && strcmp(name, "none"))
       return nnp_error(NNP_ERR_INVALID, "unknown pass '%s' (known: fold-constants, dead-nodes, noops, fold-batchnorm, "
-                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq, all, none)", name);
+                       "fuse-activation, fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq, all, default, "
+                       "none)", name);
     *bits |= b;
     p += len + (e ? 1 : 0);
   }
@@ -49,7 +53,8 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
   /* Folding and no-op removal first: they expose Conv -> BatchNormalization and
    * Conv -> Add -> Relu patterns hidden behind Identity nodes and constant subgraphs.
    * Residual fusion runs before activation fusion so that the activation after the Add
-   * lands in the same FusedConv. Blocked-layout is not implemented. */
+   * lands in the same FusedConv. Blocked layout runs last: it converts the FusedConv
+   * nodes the fusions made, residual and activation included. */
   if (bits & NNP_PASS_FUSE_QDQ) { /* first: constant folding would dequantize the weights */
     NNP_TRY(nnp_pass_fuse_qdq_glue(g, shapes, &n)); /* first: its MaxPool swap exposes Conv -> Q */
     report->applied[8] += n;
@@ -85,6 +90,10 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, n
   if (bits & NNP_PASS_FUSE_ELEMENTWISE) { /* after the Conv/Gemm fusions: what they left */
     NNP_TRY(nnp_pass_fuse_elementwise(g, shapes, &n));
     report->applied[6] += n;
+  }
+  if (bits & NNP_PASS_BLOCKED_LAYOUT) {
+    NNP_TRY(nnp_pass_blocked_layout(g, shapes, &n));
+    report->applied[7] += n;
   }
   NNP_TRY(nnp_graph_toposort(g));
   report->nodes_after = g->n_nodes;

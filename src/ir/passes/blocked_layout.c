@@ -1,0 +1,204 @@
+/* Blocked layout: 2-D float32 convolutions (Conv and FusedConv, group 1 or depthwise,
+ * constant weights) become BlockedConv (ops/internal_ops.h), which reads and writes the
+ * NCHW16c layout of kernels/blocked_conv.h, with as few reorders as possible.
+ *
+ * Converted convolutions that feed each other form regions; inside a region values stay
+ * blocked. Each value entering a region (a convolution's X or residual R made by
+ * anything else) gets exactly one ToBlocked, shared by every converted reader, and each
+ * value leaving it (read by an unconverted node, or a graph output) exactly one
+ * FromBlocked, shared by every outside reader; a value read only inside its region is
+ * never unblocked. The fused residual and activation already live inside FusedConv, so
+ * resnet's Conv -> Add -> Relu chains and mobilenet's inverted residuals stay blocked
+ * end to end. A 2-D MaxPool whose input is already blocked joins the region as
+ * BlockedMaxPool (resnet's stem pool, between two convs, would otherwise cost a
+ * FromBlocked and a ToBlocked); a pool on an unblocked value is left alone, since
+ * blocking it would add reorders, not remove them. Other ops (the network head) read
+ * the unblocked value.
+ *
+ * Only on CPUs with AVX-512F (the blocked tile's ISA; NNP_CPU_FEATURES=avx2 or generic
+ * turns the pass into a no-op). Runs last: it needs the fusions' FusedConv nodes. Nodes are visited in topological
+ * order, so a region's producers are converted before their readers. The original
+ * output value of a converted node keeps its index and name: FromBlocked produces it
+ * where it is still read, so the graph's outputs and value indices stay valid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/passes/pass_util.h"
+#include "kernels/blocked_conv.h"
+#include "kernels/cpu.h"
+#include "nnperf/alloc.h"
+#include "ops/conv_desc.h"
+#include "ops/internal_ops.h"
+
+/* Whether node n is a convolution the blocked kernels run (checked on the shapes plan). */
+static bool convertible(const nnp_graph *g, const nnp_plan *shapes, const nnp_node *n) {
+  if (n->op != NNP_OP_CONV && n->op != NNP_OP_FUSED_CONV) return false;
+  if (n->n_inputs < 2 || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 || n->inputs[1] < 0) return false;
+  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]), *y = pass_shape(shapes, n->outputs[0]);
+  const nnp_tensor *w = pass_const_f32(g, n->inputs[1]);
+  if (!x || !y || !w || x->dtype != NNP_F32 || y->dtype != NNP_F32 || x->rank != 4 || y->rank != 4 || w->rank != 4)
+    return false;
+  if (g->values[n->inputs[0]].kind == NNP_VALUE_INITIALIZER) return false; /* constant X: folding's job */
+  if (n->n_inputs > 2 && n->inputs[2] >= 0 && !pass_const_f32(g, n->inputs[2])) return false;
+  if (n->n_inputs > 3 && n->inputs[3] >= 0) {
+    const nnp_tensor *r = pass_shape(shapes, n->inputs[3]);
+    if (!r || r->dtype != NNP_F32 || !nnp_tensor_same_shape(r, y)) return false;
+  }
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return false;
+  nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = y->dims[1],
+                       .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3]};
+  d.group = nnp_attr_int(n, "group", 1);
+  if (d.group != 1 && !(d.group == d.c && d.group == d.m)) return false;
+  if (w->dims[0] != d.m || w->dims[1] * d.group != d.c) return false;
+  bool ok = false;
+  if (nnp_conv2d_read_window(n, &d, &ok) != NNP_OK) {
+    nnp_clear_error();
+    return false;
+  }
+  return ok;
+}
+
+/* A MaxPool the blocked pool can run: one input and output, 2-D float32 (the window
+ * attributes are checked by its prepare hook, which leaves the rest to the reference). */
+static bool pool_convertible(const nnp_plan *shapes, const nnp_node *n) {
+  if (n->op != NNP_OP_MAX_POOL || n->n_inputs != 1 || n->n_outputs != 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
+    return false;
+  const int64_t *k = NULL;
+  if (nnp_attr_ints(n, "kernel_shape", &k) != 2) return false;
+  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]), *y = pass_shape(shapes, n->outputs[0]);
+  return x && y && x->dtype == NNP_F32 && x->rank == 4 && y->dtype == NNP_F32 && y->rank == 4 &&
+         nnp_tensor_numel(y) > 0;
+}
+
+/* A new intermediate value named after value v, made unique. */
+static nnp_status new_value(nnp_graph *g, int v, const char *suffix, int *out) {
+  char name[512];
+  for (int k = 0;; k++) {
+    snprintf(name, sizeof name, "%s/%s%d", g->values[v].name ? g->values[v].name : "v", suffix, k);
+    if (nnp_graph_find_value(g, name) < 0) break;
+  }
+  return nnp_graph_value(g, name, out);
+}
+
+/* Appends a ToBlocked or FromBlocked node from -> to. */
+static nnp_status add_reorder(nnp_graph *g, int op, int from, int to, int64_t channels) {
+  const bool to_blocked = op == NNP_OP_TO_BLOCKED;
+  const char *type = to_blocked ? "ToBlocked" : "FromBlocked";
+  char name[512];
+  snprintf(name, sizeof name, "%s/%s", g->values[from].name ? g->values[from].name : "v", type);
+  int ni;
+  NNP_TRY(nnp_graph_add_node(g, name, type, NNP_INTERNAL_DOMAIN, 1, &from, 1, &to, &ni));
+  nnp_node *n = &g->nodes[ni];
+  n->op = op;
+  if (to_blocked) return NNP_OK;
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, "channels", &a));
+  a->type = NNP_ATTR_INT;
+  a->i = channels;
+  return NNP_OK;
+}
+
+typedef struct maps {
+  int n;         /* values before the pass: the maps' length */
+  int *blocked;  /* value -> its blocked twin made by a converted node, or -1 */
+  int *entering; /* value -> its ToBlocked output, or -1 */
+} maps;
+
+/* The blocked value for input v of a converted node: the twin if a converted node made
+ * it, else the (one) ToBlocked of v, added on first use. */
+static nnp_status blocked_input(nnp_graph *g, maps *m, int v, int *out) {
+  if (m->blocked[v] >= 0) {
+    *out = m->blocked[v];
+    return NNP_OK;
+  }
+  if (m->entering[v] < 0) {
+    int t;
+    NNP_TRY(new_value(g, v, "nchw16c", &t));
+    NNP_TRY(add_reorder(g, NNP_OP_TO_BLOCKED, v, t, 0));
+    m->entering[v] = t;
+  }
+  *out = m->entering[v];
+  return NNP_OK;
+}
+
+/* Node i, if a MaxPool on a value a converted node made blocked: BlockedMaxPool. */
+static nnp_status join_pool(nnp_graph *g, const nnp_plan *shapes, maps *m, int i, int *count) {
+  if (!pool_convertible(shapes, &g->nodes[i])) return NNP_OK;
+  const int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
+  if (x >= m->n || y >= m->n || m->blocked[x] < 0) return NNP_OK;
+  int yb;
+  NNP_TRY(new_value(g, y, "nchw16c", &yb));
+  nnp_node *n = &g->nodes[i];
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, "channels", &a));
+  a->type = NNP_ATTR_INT;
+  a->i = pass_shape(shapes, x)->dims[1];
+  n->inputs[0] = m->blocked[x];
+  n->outputs[0] = yb;
+  g->values[y].producer = -1;
+  m->blocked[y] = yb;
+  NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_MAX_POOL, "BlockedMaxPool"));
+  ++*count;
+  return NNP_OK;
+}
+
+static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *conv, int *count) {
+  const int n_nodes = g->n_nodes; /* reorders are appended after these */
+  for (int i = 0; i < n_nodes; i++) conv[i] = convertible(g, shapes, &g->nodes[i]);
+  for (int i = 0; i < n_nodes; i++) {
+    if (!conv[i]) {
+      NNP_TRY(join_pool(g, shapes, m, i, count));
+      continue;
+    }
+    /* inputs first: blocked_input may append nodes (g->nodes moves) */
+    int bx, br = -1;
+    NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[0], &bx));
+    if (g->nodes[i].n_inputs > 3 && g->nodes[i].inputs[3] >= 0)
+      NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[3], &br));
+    const int y = g->nodes[i].outputs[0];
+    int yb;
+    NNP_TRY(new_value(g, y, "nchw16c", &yb));
+    nnp_node *n = &g->nodes[i];
+    n->inputs[0] = bx;
+    if (br >= 0) n->inputs[3] = br;
+    n->outputs[0] = yb;
+    g->values[y].producer = -1;
+    m->blocked[y] = yb;
+    NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_CONV, "BlockedConv"));
+    ++*count;
+  }
+  /* values leaving a region: one FromBlocked each, if anything still reads them */
+  int *uses = pass_use_counts(g);
+  if (!uses) return nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
+  nnp_status s = NNP_OK;
+  for (int v = 0; v < m->n && s == NNP_OK; v++) {
+    if (m->blocked[v] < 0 || uses[v] == 0) continue;
+    const nnp_tensor *t = pass_shape(shapes, v);
+    s = add_reorder(g, NNP_OP_FROM_BLOCKED, m->blocked[v], v, t->dims[1]);
+  }
+  nnp_free(uses);
+  return s;
+}
+
+/* *count: the convolutions and pools converted (the reorders are not counted). */
+nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count) {
+  *count = 0;
+  /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
+   * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
+  if (!shapes || !nnp_cpu_has_avx512f()) return NNP_OK;
+  NNP_TRY(nnp_graph_toposort(g));
+  /* the maps are indexed by the values that exist now; the pass adds values after them */
+  const int n_values = g->n_values;
+  maps m = {n_values, nnp_malloc((size_t)n_values * sizeof(int) + 1), nnp_malloc((size_t)n_values * sizeof(int) + 1)};
+  bool *conv = nnp_calloc((size_t)g->n_nodes + 1, sizeof *conv);
+  nnp_status s = NNP_OK;
+  if (!m.blocked || !m.entering || !conv) s = nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
+  if (s == NNP_OK) {
+    for (int v = 0; v < n_values; v++) m.blocked[v] = m.entering[v] = -1;
+    s = rewrite(g, shapes, &m, conv, count);
+  }
+  nnp_free(m.blocked);
+  nnp_free(m.entering);
+  nnp_free(conv);
+  return s;
+}

@@ -1,0 +1,211 @@
+/* The blocked (NCHW16c) convolution: weight packing, the reorders, the thread split and
+ * the portable C kernel, which is the oracle of the AVX-512 tile (blocked_conv_avx512.c).
+ * The C kernel sums each output lane in the tile's order (input block, kh, kw, input
+ * channel), so the two differ only by FMA rounding. */
+#include <string.h>
+
+#include "kernels/blocked_conv_impl.h"
+#include "kernels/cpu.h"
+#include "nnperf/alloc.h"
+
+/* The reorders work on chunks of REORDER_PX pixels of one channel block: 16 planes'
+ * chunks in, one contiguous 16 x REORDER_PX chunk out, both in L1 (a whole plane per
+ * channel, the first version, wrote each output line 16 times from L2 on 112x112 planes).
+ * Each chunk is one thread-pool index. */
+#define REORDER_PX 256
+
+typedef struct reorder_ctx {
+  const float *x;
+  float *y;
+  int64_t c, hw, cb, chunks;
+  bool to_blocked;
+} reorder_ctx;
+
+static void reorder_chunks(void *p, int64_t begin, int64_t end) {
+  const reorder_ctx *r = p;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t ch = t % r->chunks, ib = t / r->chunks, b = ib % r->cb, i = ib / r->cb;
+    const int64_t p0 = ch * REORDER_PX, p1 = p0 + REORDER_PX < r->hw ? p0 + REORDER_PX : r->hw;
+    const int64_t lanes = r->c - b * NNP_BLOCK < NNP_BLOCK ? r->c - b * NNP_BLOCK : NNP_BLOCK;
+    const int64_t blk = (i * r->cb + b) * r->hw * NNP_BLOCK; /* the block in the blocked tensor */
+    const int64_t pl = (i * r->c + b * NNP_BLOCK) * r->hw;   /* its first plane in the NCHW one */
+    if (r->to_blocked) {
+      float *yb = r->y + blk;
+      if (lanes < NNP_BLOCK) memset(yb + p0 * NNP_BLOCK, 0, (size_t)((p1 - p0) * NNP_BLOCK) * sizeof *yb);
+      for (int64_t l = 0; l < lanes; l++) {
+        const float *xc = r->x + pl + l * r->hw;
+        for (int64_t q = p0; q < p1; q++) yb[q * NNP_BLOCK + l] = xc[q];
+      }
+    } else {
+      const float *xb = r->x + blk;
+      for (int64_t l = 0; l < lanes; l++) {
+        float *yc = r->y + pl + l * r->hw;
+        for (int64_t q = p0; q < p1; q++) yc[q] = xb[q * NNP_BLOCK + l];
+      }
+    }
+  }
+}
+
+static void reorder(const float *x, float *y, int64_t n, int64_t c, int64_t hw, bool to_blocked, nnp_threadpool *tp) {
+  reorder_ctx r = {.x = x, .y = y, .c = c, .hw = hw, .cb = nnp_blocks(c), .chunks = (hw + REORDER_PX - 1) / REORDER_PX,
+                   .to_blocked = to_blocked};
+  nnp_threadpool_run(tp, reorder_chunks, &r, n * r.cb * r.chunks);
+}
+
+void nnp_nchw_to_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw, nnp_threadpool *tp) {
+  reorder(x, y, n, c, hw, true, tp);
+}
+
+void nnp_blocked_to_nchw(const float *x, float *y, int64_t n, int64_t c, int64_t hw, nnp_threadpool *tp) {
+  reorder(x, y, n, c, hw, false, tp);
+}
+
+nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
+                             float act_max, bool generic, nnp_bconv_kernel **out) {
+  *out = NULL;
+  const bool dw = d->group > 1 && d->group == d->c && d->group == d->m;
+  if (d->group != 1 && !dw) return nnp_error(NNP_ERR_UNSUPPORTED, "blocked conv: group %lld", (long long)d->group);
+  nnp_bconv_kernel *k = nnp_calloc(1, sizeof *k);
+  if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
+  k->d = *d;
+  k->depthwise = dw;
+  k->generic = generic || !nnp_cpu_has_avx512f();
+  k->cb = nnp_blocks(d->c);
+  k->mb = nnp_blocks(d->m);
+  k->ep.act = act;
+  k->ep.act_min = act_min;
+  k->ep.act_max = act_max;
+  const int64_t taps = d->kh * d->kw;
+  const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * d->c * taps * NNP_BLOCK;
+  k->w = nnp_aligned_alloc((size_t)nw * sizeof(float));
+  k->bias = nnp_aligned_alloc((size_t)(k->mb * NNP_BLOCK) * sizeof(float));
+  if (!k->w || !k->bias) {
+    nnp_bconv_destroy(k);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory packing blocked conv weights");
+  }
+  memset(k->w, 0, (size_t)nw * sizeof(float));
+  memset(k->bias, 0, (size_t)(k->mb * NNP_BLOCK) * sizeof(float));
+  if (bias) memcpy(k->bias, bias, (size_t)d->m * sizeof(float));
+  for (int64_t m = 0; m < d->m; m++) {
+    const int64_t ob = m / NNP_BLOCK, l = m % NNP_BLOCK;
+    if (dw) {
+      for (int64_t t = 0; t < taps; t++) k->w[(ob * taps + t) * NNP_BLOCK + l] = w[m * taps + t];
+      continue;
+    }
+    for (int64_t ic = 0; ic < d->c; ic++)
+      for (int64_t t = 0; t < taps; t++)
+        k->w[((ob * d->c + ic) * taps + t) * NNP_BLOCK + l] = w[(m * d->c + ic) * taps + t];
+  }
+  *out = k;
+  return NNP_OK;
+}
+
+void nnp_bconv_destroy(nnp_bconv_kernel *k) {
+  if (!k) return;
+  nnp_aligned_free(k->w);
+  nnp_aligned_free(k->bias);
+  nnp_free(k);
+}
+
+bool nnp_bconv_generic(const nnp_bconv_kernel *k) { return k->generic; }
+bool nnp_bconv_depthwise(const nnp_bconv_kernel *k) { return k->depthwise; }
+
+/* Bias, residual, activation; the lanes past m are stored as 0 (act(0) need not be 0:
+ * Clip with a positive minimum, Sigmoid), so the next layer may read whole blocks. */
+static void store16(const nnp_bconv_kernel *k, int64_t ob, const float *acc, const float *r, float *y) {
+  const float *b = k->bias + ob * NNP_BLOCK;
+  const int64_t valid = k->d.m - ob * NNP_BLOCK;
+  for (int l = 0; l < NNP_BLOCK; l++) {
+    float v = acc[l] + b[l];
+    if (r) v += r[l];
+    y[l] = l < valid ? nnp_act_apply(&k->ep, v) : 0.0f;
+  }
+}
+
+void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                 int64_t oh) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t taps = d->kh * d->kw;
+  const float *wb = k->w + ob * d->c * taps * NNP_BLOCK;
+  for (int64_t ow = 0; ow < d->ow; ow++) {
+    float acc[NNP_BLOCK] = {0};
+    for (int64_t cb = 0; cb < k->cb; cb++) {
+      const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
+      for (int64_t kh = 0; kh < d->kh; kh++) {
+        const int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+        if (ih < 0 || ih >= d->h) continue;
+        for (int64_t kw = 0; kw < d->kw; kw++) {
+          const int64_t iw = ow * d->sw - d->pw + kw * d->dw;
+          if (iw < 0 || iw >= d->w) continue;
+          const float *xp = x + ((cb * d->h + ih) * d->w + iw) * NNP_BLOCK;
+          for (int64_t i = 0; i < cvalid; i++) {
+            const float *wv = wb + ((cb * NNP_BLOCK + i) * taps + kh * d->kw + kw) * NNP_BLOCK;
+            for (int l = 0; l < NNP_BLOCK; l++) acc[l] += xp[i] * wv[l];
+          }
+        }
+      }
+    }
+    const int64_t o = ((ob * d->oh + oh) * d->ow + ow) * NNP_BLOCK;
+    store16(k, ob, acc, r ? r + o : NULL, y + o);
+  }
+}
+
+void nnp_bconv_dw_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                           int64_t oh) {
+  const nnp_conv2d_desc *d = &k->d;
+  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  for (int64_t ow = 0; ow < d->ow; ow++) {
+    float acc[NNP_BLOCK] = {0};
+    for (int64_t kh = 0; kh < d->kh; kh++) {
+      const int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+      if (ih < 0 || ih >= d->h) continue;
+      for (int64_t kw = 0; kw < d->kw; kw++) {
+        const int64_t iw = ow * d->sw - d->pw + kw * d->dw;
+        if (iw < 0 || iw >= d->w) continue;
+        const float *xp = x + ((cb * d->h + ih) * d->w + iw) * NNP_BLOCK;
+        const float *wv = wb + (kh * d->kw + kw) * NNP_BLOCK;
+        for (int l = 0; l < NNP_BLOCK; l++) acc[l] += xp[l] * wv[l];
+      }
+    }
+    const int64_t o = ((cb * d->oh + oh) * d->ow + ow) * NNP_BLOCK;
+    store16(k, cb, acc, r ? r + o : NULL, y + o);
+  }
+}
+
+typedef struct run_ctx {
+  const nnp_bconv_kernel *k;
+  const float *x, *r;
+  float *y;
+  int64_t groups; /* row tasks per image and output row: output block pairs, or channel blocks */
+} run_ctx;
+
+/* Task t = ((image * groups) + group) * oh + row: each computes one output row of one or
+ * two output blocks from its index alone (threadpool.h's contract). */
+static void run_rows(void *p, int64_t begin, int64_t end) {
+  const run_ctx *c = p;
+  const nnp_bconv_kernel *k = c->k;
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t oh = t % d->oh, gi = t / d->oh % c->groups, n = t / d->oh / c->groups;
+    const float *x = c->x + n * xs, *r = c->r ? c->r + n * ys : NULL;
+    float *y = c->y + n * ys;
+    if (k->depthwise) {
+      if (k->generic) nnp_bconv_dw_row_generic(k, x, y, r, gi, oh);
+      else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh);
+      continue;
+    }
+    const int64_t ob = gi * 2;
+    const int nb = ob + 1 < k->mb ? 2 : 1;
+    if (k->generic) {
+      for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
+    } else {
+      nnp_bconv_dense_row_avx512(k, x, y, r, ob, nb, oh);
+    }
+  }
+}
+
+void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
+  run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2};
+  nnp_threadpool_run(tp, run_rows, &c, k->d.n * c.groups * k->d.oh);
+}

@@ -1,0 +1,212 @@
+/* The AVX-512F tiles of the blocked (NCHW16c) convolution (kernels/blocked_conv.h).
+ * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f().
+ *
+ * Dense tile: 1 or 2 output channel blocks x up to 8 output pixels of one output row,
+ * 16 ZMM accumulators. Per input channel and tap it loads 1-2 weight vectors (16 output
+ * channels each, packed [ob][ic][kh][kw][16]) and broadcasts one input scalar per pixel
+ * for 1-2 FMAs, so the inner loop is 8 broadcasts + 16 FMAs + 2 loads: the GEMM tile's
+ * ratio, without the im2col copy. Padded input channels are not visited (the loop runs
+ * over the real channels of the last block only).
+ *
+ * Where a tap's 8 pixels are all inside the input row, their inputs are one base pointer
+ * plus a stride; at the borders (padding) each pixel gets its own pointer, to a zero
+ * block where the tap falls into the padding. The pixel count and the block count are
+ * compile-time constants of each tile variant, so the accumulator arrays stay in
+ * registers.
+ *
+ * Depthwise tile: per channel block, 8 pixels as 8 vectors over the block's 16 channels,
+ * one FMA per pixel and tap with the tap's 16 weights. */
+#include <immintrin.h>
+
+#include "kernels/blocked_conv_impl.h"
+
+#if defined(__AVX512F__)
+#define PX 8 /* output pixels per tile */
+#define INLINE static inline __attribute__((always_inline))
+
+static const float zero_block[NNP_BLOCK] __attribute__((aligned(64))) = {0};
+
+INLINE __m512 act16(const nnp_epilogue *ep, __m512 v) {
+  switch (ep->act) {
+    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
+    case NNP_ACT_CLIP:
+      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
+    case NNP_ACT_HARDSWISH: {
+      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
+    }
+    case NNP_ACT_SIGMOID: { /* scalar expf, as the generic kernel */
+      float t[NNP_BLOCK];
+      _mm512_storeu_ps(t, v);
+      for (int l = 0; l < NNP_BLOCK; l++) t[l] = nnp_act_apply(ep, t[l]);
+      return _mm512_loadu_ps(t);
+    }
+    default: return v;
+  }
+}
+
+/* The epilogue of one pixel of block ob: bias, residual (read before y is written: y
+ * may be r), activation, then the lanes past m forced to 0. */
+INLINE void store_px(const nnp_bconv_kernel *k, int64_t ob, __m512 v, const float *r, float *y) {
+  v = _mm512_add_ps(v, _mm512_load_ps(k->bias + ob * NNP_BLOCK));
+  if (r) v = _mm512_add_ps(v, _mm512_loadu_ps(r));
+  v = act16(&k->ep, v);
+  const int64_t valid = k->d.m - ob * NNP_BLOCK;
+  if (valid < NNP_BLOCK) v = _mm512_maskz_mov_ps((__mmask16)((1u << valid) - 1u), v);
+  _mm512_storeu_ps(y, v);
+}
+
+INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
+                       int64_t oh, int64_t ow0, const int np) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t taps = d->kh * d->kw, ws = taps * NNP_BLOCK; /* weights: one input channel further */
+  const float *w0 = k->w + ob * d->c * ws;
+  const int64_t wnext = d->c * ws; /* the next output block's weights */
+  /* every loop over a0/a1 is unrolled: an index the compiler cannot resolve makes it
+   * keep the arrays on the stack (zeroed with rep stos, 11% of a 1x1 layer) */
+  __m512 a0[PX], a1[PX];
+#pragma GCC unroll 8
+  for (int p = 0; p < PX; p++) a0[p] = a1[p] = _mm512_setzero_ps();
+  for (int64_t cb = 0; cb < k->cb; cb++) {
+    const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
+    for (int64_t kh = 0; kh < d->kh; kh++) {
+      const int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+      if (ih < 0 || ih >= d->h) continue;
+      const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
+      for (int64_t kw = 0; kw < d->kw; kw++) {
+        const float *wk = w0 + (cb * NNP_BLOCK * taps + kh * d->kw + kw) * NNP_BLOCK;
+        const int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
+        if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
+          const float *xp = xrow + iw0 * NNP_BLOCK;
+          const int64_t xs = d->sw * NNP_BLOCK;
+          for (int64_t i = 0; i < cvalid; i++) {
+            const __m512 wv0 = _mm512_load_ps(wk + i * ws);
+            const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * ws) : wv0;
+#pragma GCC unroll 8
+            for (int p = 0; p < np; p++) {
+              const __m512 xb = _mm512_set1_ps(xp[p * xs + i]);
+              a0[p] = _mm512_fmadd_ps(xb, wv0, a0[p]);
+              if (nb > 1) a1[p] = _mm512_fmadd_ps(xb, wv1, a1[p]);
+            }
+          }
+        } else { /* a border: taps in the padding read a zero block */
+          const float *xp[PX];
+          int any = 0;
+#pragma GCC unroll 8
+          for (int p = 0; p < np; p++) {
+            const int64_t iw = iw0 + p * d->sw;
+            const bool in = iw >= 0 && iw < d->w;
+            xp[p] = in ? xrow + iw * NNP_BLOCK : zero_block;
+            any |= in;
+          }
+          if (!any) continue;
+          for (int64_t i = 0; i < cvalid; i++) {
+            const __m512 wv0 = _mm512_load_ps(wk + i * ws);
+            const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * ws) : wv0;
+#pragma GCC unroll 8
+            for (int p = 0; p < np; p++) {
+              const __m512 xb = _mm512_set1_ps(xp[p][i]);
+              a0[p] = _mm512_fmadd_ps(xb, wv0, a0[p]);
+              if (nb > 1) a1[p] = _mm512_fmadd_ps(xb, wv1, a1[p]);
+            }
+          }
+        }
+      }
+    }
+  }
+  const int64_t o0 = ((ob * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
+#pragma GCC unroll 8
+  for (int p = 0; p < np; p++)
+    store_px(k, ob, a0[p], r ? r + o0 + p * NNP_BLOCK : NULL, y + o0 + p * NNP_BLOCK);
+  if (nb > 1) {
+    const int64_t o1 = o0 + d->oh * d->ow * NNP_BLOCK;
+#pragma GCC unroll 8
+    for (int p = 0; p < np; p++)
+      store_px(k, ob + 1, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
+  }
+}
+
+/* One function per (blocks, pixels): the constants let the compiler keep a0/a1 in ZMMs. */
+#define DENSE_VARIANT(NB, NP)                                                                                   \
+  static void dense_##NB##_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,          \
+                                int64_t ob, int64_t oh, int64_t ow0) {                                        \
+    dense_tile(k, x, y, r, ob, NB, oh, ow0, NP);                                                              \
+  }
+#define DENSE_VARIANTS(NB) \
+  DENSE_VARIANT(NB, 1) DENSE_VARIANT(NB, 2) DENSE_VARIANT(NB, 3) DENSE_VARIANT(NB, 4) \
+  DENSE_VARIANT(NB, 5) DENSE_VARIANT(NB, 6) DENSE_VARIANT(NB, 7) DENSE_VARIANT(NB, 8)
+DENSE_VARIANTS(1)
+DENSE_VARIANTS(2)
+
+typedef void (*dense_fn)(const nnp_bconv_kernel *, const float *, float *, const float *, int64_t, int64_t, int64_t);
+static const dense_fn dense_fns[2][PX] = {
+    {dense_1_1, dense_1_2, dense_1_3, dense_1_4, dense_1_5, dense_1_6, dense_1_7, dense_1_8},
+    {dense_2_1, dense_2_2, dense_2_3, dense_2_4, dense_2_5, dense_2_6, dense_2_7, dense_2_8}};
+
+void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                int nb, int64_t oh) {
+  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
+    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
+    dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh, ow0);
+  }
+}
+
+INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
+                    int64_t ow0, const int np) {
+  const nnp_conv2d_desc *d = &k->d;
+  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  __m512 a[PX];
+#pragma GCC unroll 8
+  for (int p = 0; p < PX; p++) a[p] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < d->kh; kh++) {
+    const int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+    if (ih < 0 || ih >= d->h) continue;
+    const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
+    for (int64_t kw = 0; kw < d->kw; kw++) {
+      const __m512 wv = _mm512_load_ps(wb + (kh * d->kw + kw) * NNP_BLOCK);
+      const int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
+      if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
+#pragma GCC unroll 8
+        for (int p = 0; p < np; p++)
+          a[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xrow + (iw0 + p * d->sw) * NNP_BLOCK), wv, a[p]);
+      } else {
+#pragma GCC unroll 8
+        for (int p = 0; p < np; p++) {
+          const int64_t iw = iw0 + p * d->sw;
+          if (iw >= 0 && iw < d->w) a[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xrow + iw * NNP_BLOCK), wv, a[p]);
+        }
+      }
+    }
+  }
+  const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
+#pragma GCC unroll 8
+  for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
+}
+
+#define DW_VARIANT(NP)                                                                                          \
+  static void dw_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,        \
+                      int64_t oh, int64_t ow0) {                                                              \
+    dw_tile(k, x, y, r, cb, oh, ow0, NP);                                                                     \
+  }
+DW_VARIANT(1) DW_VARIANT(2) DW_VARIANT(3) DW_VARIANT(4) DW_VARIANT(5) DW_VARIANT(6) DW_VARIANT(7) DW_VARIANT(8)
+static const dense_fn dw_fns[PX] = {dw_1, dw_2, dw_3, dw_4, dw_5, dw_6, dw_7, dw_8};
+
+void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                             int64_t oh) {
+  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
+    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
+    dw_fns[np - 1](k, x, y, r, cb, oh, ow0);
+  }
+}
+#else
+/* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                int nb, int64_t oh) {
+  for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
+}
+void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                             int64_t oh) {
+  nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
+}
+#endif

@@ -1,0 +1,28 @@
+/* Internals shared by the generic blocked convolution (blocked_conv.c) and its AVX-512
+ * tile (blocked_conv_avx512.c): the prepared kernel and the per-row entry points. */
+#ifndef NNP_KERNELS_BLOCKED_CONV_IMPL_H
+#define NNP_KERNELS_BLOCKED_CONV_IMPL_H
+
+#include "kernels/blocked_conv.h"
+
+struct nnp_bconv_kernel {
+  nnp_conv2d_desc d;
+  bool depthwise, generic;
+  int64_t cb, mb; /* input and output channel blocks */
+  float *w;       /* packed weights (see blocked_conv.h), 64-byte aligned */
+  float *bias;    /* mb * 16 floats, zero past m */
+  nnp_epilogue ep; /* act, act_min, act_max only */
+};
+
+/* One output row oh of one image: dense for output blocks [ob, ob + nb) (nb 1 or 2),
+ * depthwise for channel block cb (the generic dense row: one output block ob). x, y, r point at the image (r may be NULL). */
+void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                 int64_t oh);
+void nnp_bconv_dw_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                              int64_t oh);
+void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                int nb, int64_t oh);
+void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                             int64_t oh);
+
+#endif

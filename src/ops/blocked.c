@@ -1,0 +1,314 @@
+/* The blocked-layout internal ops (ops/internal_ops.h), made only by the blocked-layout
+ * pass (ir/passes/blocked_layout.c):
+ *
+ *  - ToBlocked(X): NCHW float32 -> N x ceil(C/16) x H x W x 16, padded channels zero;
+ *  - FromBlocked(X), attribute `channels` (the real C): the inverse;
+ *  - BlockedConv(X, W, [B], [R]): FusedConv (same attributes and epilogue) on blocked X
+ *    and R, blocked Y; W and B stay in ONNX layout (the fast kernel packs them);
+ *  - BlockedMaxPool(X), MaxPool's attributes plus `channels`: MaxPool on blocked X and Y
+ *    (no Indices output).
+ *
+ * BlockedConv's reference kernel unblocks X and R, runs FusedConv's reference kernel and
+ * reblocks Y (BlockedMaxPool likewise with MaxPool's), so the blocked kernels are checked against the same oracle as every other
+ * convolution, and the pass changes no output bit on the reference kernels. */
+#include <string.h>
+
+#include "kernels/blocked_conv.h"
+#include "kernels/blocked_pool.h"
+#include "nnperf/alloc.h"
+#include "ops/conv_desc.h"
+#include "ops/internal_ops.h"
+#include "ops/op_util.h"
+#include "ops/spatial.h"
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static bool is_blocked(const nnp_tensor *t) { return t->dtype == NNP_F32 && t->rank == 5 && t->dims[4] == NNP_BLOCK; }
+
+/* The NCHW shape of a blocked tensor with c real channels (data NULL). */
+static nnp_tensor unblocked_shape(const nnp_tensor *t, int64_t c) {
+  nnp_tensor u = {.dtype = NNP_F32, .rank = 4, .dims = {t->dims[0], c, t->dims[2], t->dims[3]}};
+  return u;
+}
+
+static nnp_tensor blocked_shape(const nnp_tensor *t) {
+  nnp_tensor b = {.dtype = NNP_F32, .rank = 5, .dims = {t->dims[0], nnp_blocks(t->dims[1]), t->dims[2], t->dims[3], NNP_BLOCK}};
+  return b;
+}
+
+/* ---- ToBlocked / FromBlocked ---- */
+
+static nnp_status infer_to_blocked(nnp_op_ctx *ctx) {
+  const nnp_tensor *x = ctx->in[0];
+  if (x->dtype != NNP_F32 || x->rank != 4) return nnp_error(NNP_ERR_UNSUPPORTED, "ToBlocked takes NCHW float32");
+  const nnp_tensor b = blocked_shape(x);
+  nnp_set_shape(ctx->out[0], NNP_F32, b.rank, b.dims);
+  return NNP_OK;
+}
+
+static nnp_status ref_to_blocked(nnp_op_ctx *ctx) {
+  const nnp_tensor *x = ctx->in[0];
+  nnp_nchw_to_blocked(x->data, ctx->out[0]->data, x->dims[0], x->dims[1], x->dims[2] * x->dims[3], NULL);
+  return NNP_OK;
+}
+
+static nnp_status infer_from_blocked(nnp_op_ctx *ctx) {
+  const nnp_tensor *x = ctx->in[0];
+  const int64_t c = nnp_attr_int(ctx->node, "channels", -1);
+  if (!is_blocked(x) || c < 1 || nnp_blocks(c) != x->dims[1])
+    return nnp_error(NNP_ERR_SHAPE, "FromBlocked: input is not NCHW16c with %lld channels", (long long)c);
+  const nnp_tensor u = unblocked_shape(x, c);
+  nnp_set_shape(ctx->out[0], NNP_F32, u.rank, u.dims);
+  return NNP_OK;
+}
+
+static nnp_status ref_from_blocked(nnp_op_ctx *ctx) {
+  const nnp_tensor *y = ctx->out[0];
+  nnp_blocked_to_nchw(ctx->in[0]->data, y->data, y->dims[0], y->dims[1], y->dims[2] * y->dims[3], NULL);
+  return NNP_OK;
+}
+
+/* The reorders' fast kernels: the same code split over the plan's threads. */
+static nnp_status run_to_blocked(void *state, nnp_op_ctx *ctx) {
+  (void)state;
+  const nnp_tensor *x = ctx->in[0];
+  nnp_nchw_to_blocked(x->data, ctx->out[0]->data, x->dims[0], x->dims[1], x->dims[2] * x->dims[3], ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status run_from_blocked(void *state, nnp_op_ctx *ctx) {
+  (void)state;
+  const nnp_tensor *y = ctx->out[0];
+  nnp_blocked_to_nchw(ctx->in[0]->data, y->data, y->dims[0], y->dims[1], y->dims[2] * y->dims[3], ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status prepare_reorder(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const bool to = ctx->node->op == NNP_OP_TO_BLOCKED;
+  out->run = to ? run_to_blocked : run_from_blocked;
+  out->name = to ? "reorder.to_nchw16c" : "reorder.from_nchw16c";
+  return NNP_OK;
+}
+
+/* ---- BlockedConv ---- */
+
+/* The FusedConv this node stands for, on NCHW tensors: x's NCHW shape (real channels from
+ * W: C = W.dims[1] * group), inputs W and B as given, no residual (checked apart). */
+typedef struct nchw_view {
+  nnp_tensor x, y, r;
+  const nnp_tensor *in[4];
+  nnp_tensor *out[1];
+  nnp_op_ctx ctx;
+} nchw_view;
+
+static nnp_status make_view(const nnp_op_ctx *ctx, nchw_view *v) {
+  const nnp_tensor *x = ctx->in[0], *w = ctx->in[1];
+  if (!is_blocked(x) || w->dtype != NNP_F32 || w->rank != 4)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedConv takes NCHW16c float32 X and 4-D float32 W");
+  const int64_t group = nnp_attr_int(ctx->node, "group", 1);
+  const int64_t c = w->dims[1] * group;
+  if (group < 1 || nnp_blocks(c) != x->dims[1])
+    return nnp_error(NNP_ERR_SHAPE, "BlockedConv: X has %lld channel blocks, W wants %lld channels",
+                     (long long)x->dims[1], (long long)c);
+  memset(v, 0, sizeof *v);
+  v->x = unblocked_shape(x, c);
+  v->in[0] = &v->x;
+  v->in[1] = w;
+  v->in[2] = nnp_in(ctx, 2);
+  v->in[3] = NULL;
+  v->out[0] = &v->y;
+  v->ctx = *ctx;
+  v->ctx.in = v->in;
+  v->ctx.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
+  v->ctx.out = v->out;
+  v->ctx.n_out = 1;
+  return NNP_OK;
+}
+
+static nnp_status infer_blocked_conv(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(make_view(ctx, &v));
+  NNP_TRY(nnp_op_fused_conv.infer(&v.ctx));
+  const nnp_tensor yb = blocked_shape(&v.y);
+  nnp_set_shape(ctx->out[0], NNP_F32, yb.rank, yb.dims);
+  const nnp_tensor *r = nnp_in(ctx, 3);
+  if (r && (r->dtype != NNP_F32 || !nnp_tensor_same_shape(r, ctx->out[0])))
+    return nnp_error(NNP_ERR_SHAPE, "BlockedConv: the residual must have the output's type and shape");
+  /* the reference kernel's NCHW copies of X, Y and R, then FusedConv's own scratch */
+  const size_t xy = align64(nnp_tensor_nbytes(&v.x)) + align64(nnp_tensor_nbytes(&v.y));
+  ctx->scratch_needed = xy + (r ? align64(nnp_tensor_nbytes(&v.y)) : 0) + v.ctx.scratch_needed;
+  return NNP_OK;
+}
+
+static nnp_status ref_blocked_conv(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(make_view(ctx, &v));
+  nnp_tensor *yb = ctx->out[0];
+  const nnp_tensor *rb = nnp_in(ctx, 3);
+  v.y = unblocked_shape(yb, v.in[1]->dims[0]);
+  char *s = ctx->scratch;
+  size_t used = 0;
+  v.x.data = s + used;
+  used += align64(nnp_tensor_nbytes(&v.x));
+  v.y.data = s + used;
+  used += align64(nnp_tensor_nbytes(&v.y));
+  const int64_t hw = v.x.dims[2] * v.x.dims[3], ohw = v.y.dims[2] * v.y.dims[3];
+  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], hw, NULL);
+  if (rb) {
+    v.r = v.y;
+    v.r.data = s + used;
+    used += align64(nnp_tensor_nbytes(&v.y));
+    nnp_blocked_to_nchw(rb->data, v.r.data, v.y.dims[0], v.y.dims[1], ohw, NULL);
+    v.in[3] = &v.r;
+    v.ctx.n_in = 4;
+  }
+  if (used > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "BlockedConv: scratch too small");
+  v.ctx.scratch = s + used;
+  v.ctx.scratch_size = ctx->scratch_size - used;
+  NNP_TRY(nnp_op_fused_conv.ref(&v.ctx));
+  nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], ohw, NULL);
+  return NNP_OK;
+}
+
+/* ---- BlockedConv's fast kernel: kernels/blocked_conv.h ---- */
+
+static nnp_status run_blocked_conv(void *state, nnp_op_ctx *ctx) {
+  const nnp_tensor *r = nnp_in(ctx, 3);
+  nnp_bconv_run(state, ctx->in[0]->data, ctx->out[0]->data, r ? r->data : NULL, ctx->pool);
+  return NNP_OK;
+}
+
+static void destroy_blocked_conv(void *state) { nnp_bconv_destroy(state); }
+
+static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *w = ctx->in[1], *b = nnp_in(ctx, 2), *y = ctx->out[0];
+  if (!w->data || (b && !b->data) || nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  nnp_act act;
+  float lo, hi;
+  NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  nnp_conv2d_desc d = {.n = x->dims[0], .h = x->dims[2], .w = x->dims[3], .m = w->dims[0], .oh = y->dims[2],
+                       .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3]};
+  d.group = nnp_attr_int(ctx->node, "group", 1);
+  d.c = w->dims[1] * d.group;
+  if (d.group != 1 && !(d.group == d.c && d.group == d.m)) return NNP_OK; /* grouped: the reference */
+  bool window_ok;
+  NNP_TRY(nnp_conv2d_read_window(ctx->node, &d, &window_ok));
+  if (!window_ok) return NNP_OK;
+  nnp_bconv_kernel *k = NULL;
+  NNP_TRY(nnp_bconv_prepare(&d, w->data, b ? b->data : NULL, act, lo, hi, generic, &k));
+  static const char *names[2][2] = {{"conv2d.blocked.avx512", "conv2d.blocked.generic"},
+                                    {"conv2d.blocked_dw.avx512", "conv2d.blocked_dw.generic"}};
+  out->run = run_blocked_conv;
+  out->destroy = destroy_blocked_conv;
+  out->state = k;
+  out->name = names[nnp_bconv_depthwise(k)][nnp_bconv_generic(k)];
+  return NNP_OK;
+}
+
+/* ---- BlockedMaxPool ---- */
+
+static nnp_status pool_view(const nnp_op_ctx *ctx, nchw_view *v) {
+  const nnp_tensor *x = ctx->in[0];
+  const int64_t c = nnp_attr_int(ctx->node, "channels", -1);
+  if (!is_blocked(x) || c < 1 || nnp_blocks(c) != x->dims[1])
+    return nnp_error(NNP_ERR_SHAPE, "BlockedMaxPool: input is not NCHW16c with %lld channels", (long long)c);
+  memset(v, 0, sizeof *v);
+  v->x = unblocked_shape(x, c);
+  v->in[0] = &v->x;
+  v->out[0] = &v->y;
+  v->ctx = *ctx;
+  v->ctx.in = v->in;
+  v->ctx.n_in = 1;
+  v->ctx.out = v->out;
+  v->ctx.n_out = 1;
+  return NNP_OK;
+}
+
+static nnp_status infer_blocked_max_pool(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  NNP_TRY(nnp_op_max_pool.infer(&v.ctx));
+  if (v.y.rank != 4) return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedMaxPool: 2-D only");
+  const nnp_tensor yb = blocked_shape(&v.y);
+  nnp_set_shape(ctx->out[0], NNP_F32, yb.rank, yb.dims);
+  ctx->scratch_needed =
+      align64(nnp_tensor_nbytes(&v.x)) + align64(nnp_tensor_nbytes(&v.y)) + v.ctx.scratch_needed;
+  return NNP_OK;
+}
+
+static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  nnp_tensor *yb = ctx->out[0];
+  v.y = unblocked_shape(yb, v.x.dims[1]);
+  char *s = ctx->scratch;
+  const size_t nx = align64(nnp_tensor_nbytes(&v.x)), used = nx + align64(nnp_tensor_nbytes(&v.y));
+  if (used > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "BlockedMaxPool: scratch too small");
+  v.x.data = s;
+  v.y.data = s + nx;
+  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], v.x.dims[2] * v.x.dims[3], NULL);
+  v.ctx.scratch = s + used;
+  v.ctx.scratch_size = ctx->scratch_size - used;
+  NNP_TRY(nnp_op_max_pool.ref(&v.ctx));
+  nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], v.y.dims[2] * v.y.dims[3], NULL);
+  return NNP_OK;
+}
+
+static nnp_status run_blocked_max_pool(void *state, nnp_op_ctx *ctx) {
+  nnp_maxpool2d_blocked(state, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  return NNP_OK;
+}
+
+/* The fast kernel takes what nnp_prepare_pool's 2-D MaxPool takes: no dilation, explicit
+ * or VALID padding; anything else stays on the reference. */
+static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  nnp_pool2d_desc d = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3], .oh = y->dims[2],
+                       .ow = y->dims[3]};
+  const int64_t *v = NULL;
+  if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
+  d.kh = v[0];
+  d.kw = v[1];
+  int nv = nnp_attr_ints(ctx->node, "dilations", &v);
+  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  nv = nnp_attr_ints(ctx->node, "strides", &v);
+  if (nv > 0 && nv != 2) return NNP_OK;
+  d.sh = nv > 0 ? v[0] : 1;
+  d.sw = nv > 0 ? v[1] : 1;
+  nnp_auto_pad mode;
+  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
+  if (mode == NNP_AUTO_PAD_NOTSET) {
+    nv = nnp_attr_ints(ctx->node, "pads", &v);
+    if (nv > 0 && nv != 4) return NNP_OK;
+    d.ph = nv > 0 ? v[0] : 0;
+    d.pw = nv > 0 ? v[1] : 0;
+  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
+  if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
+  nnp_pool2d_desc *state = nnp_malloc(sizeof *state);
+  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
+  *state = d;
+  out->run = run_blocked_max_pool;
+  out->destroy = nnp_free;
+  out->state = state;
+  out->name = "pool.max2d.blocked";
+  return NNP_OK;
+}
+
+const nnp_op_info nnp_op_to_blocked = {.name = "ToBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
+                                       .max_outputs = 1, .infer = infer_to_blocked, .ref = ref_to_blocked,
+                                       .prepare = prepare_reorder};
+const nnp_op_info nnp_op_from_blocked = {.name = "FromBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
+                                         .max_outputs = 1, .infer = infer_from_blocked, .ref = ref_from_blocked,
+                                         .prepare = prepare_reorder};
+const nnp_op_info nnp_op_blocked_conv = {.name = "BlockedConv", .min_inputs = 2, .max_inputs = 4,
+                                         .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_conv,
+                                         .ref = ref_blocked_conv, .prepare = prepare_blocked_conv};
+const nnp_op_info nnp_op_blocked_max_pool = {.name = "BlockedMaxPool", .min_inputs = 1, .max_inputs = 1,
+                                             .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_max_pool,
+                                             .ref = ref_blocked_max_pool, .prepare = prepare_blocked_max_pool};

@@ -1,0 +1,161 @@
+/* The blocked (NCHW16c) convolution: the AVX-512 tiles against the generic C kernel, and
+ * the generic kernel against a naive NCHW convolution (in double) reblocked, over random
+ * shapes: channel counts ragged against 16, strides 1 and 2, 1x1 / 3x3 / 5x5 / 7x7,
+ * padding, dilation, dense and depthwise, every epilogue with and without bias and
+ * residual, threads 1..3. The padded lanes of the output must be 0. */
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "kernels/blocked_conv.h"
+#include "kernels/cpu.h"
+#include "nnperf/alloc.h"
+#include "test.h"
+
+static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, const float *bias, const float *res,
+                  const nnp_epilogue *ep, float *y) {
+  const int64_t cg = d->c / d->group, mg = d->m / d->group, P = d->oh * d->ow;
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t m = 0; m < d->m; m++)
+      for (int64_t oh = 0; oh < d->oh; oh++)
+        for (int64_t ow = 0; ow < d->ow; ow++) {
+          double acc = 0;
+          const int64_t g = m / mg;
+          for (int64_t ic = 0; ic < cg; ic++)
+            for (int64_t kh = 0; kh < d->kh; kh++)
+              for (int64_t kw = 0; kw < d->kw; kw++) {
+                int64_t ih = oh * d->sh - d->ph + kh * d->dh, iw = ow * d->sw - d->pw + kw * d->dw;
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                acc += (double)x[((n * d->c + g * cg + ic) * d->h + ih) * d->w + iw] *
+                       w[((m * cg + ic) * d->kh + kh) * d->kw + kw];
+              }
+          const int64_t o = (n * d->m + m) * P + oh * d->ow + ow;
+          float v = (float)acc + (bias ? bias[m] : 0.0f);
+          if (res) v += res[o];
+          y[o] = nnp_act_apply(ep, v);
+        }
+}
+
+static int cases;
+
+static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const *pools) {
+  const int64_t hw = d->h * d->w, P = d->oh * d->ow;
+  const int64_t nx = d->n * d->c * hw, ny = d->n * d->m * P, nw = d->m * (d->c / d->group) * d->kh * d->kw;
+  const int64_t nxb = d->n * nnp_blocks(d->c) * hw * NNP_BLOCK, nyb = d->n * nnp_blocks(d->m) * P * NNP_BLOCK;
+  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
+  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4), *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
+  float *xb = nnp_malloc((size_t)nxb * 4), *rb = nnp_malloc((size_t)nyb * 4);
+  float *yg = nnp_malloc((size_t)nyb * 4), *yf = nnp_malloc((size_t)nyb * 4);
+  kt_fill(x, nx);
+  kt_fill(w, nw);
+  kt_fill(bias, d->m);
+  kt_fill(res, ny);
+  const int act = trial % 5;
+  nnp_epilogue ep = {.act = act, .act_min = trial % 7 == 3 ? 0.1f : -0.2f, .act_max = 0.9f};
+  const float *b = trial % 3 != 2 ? bias : NULL;
+  const float *r = trial % 2 ? res : NULL;
+  naive(d, x, w, b, r, &ep, want);
+  nnp_nchw_to_blocked(x, xb, d->n, d->c, hw, pools[trial % 3]);
+  nnp_nchw_to_blocked(res, rb, d->n, d->m, P, NULL);
+  /* the reorders are each other's inverse */
+  nnp_blocked_to_nchw(xb, got, d->n, d->c, hw, pools[(trial + 1) % 3]);
+  CHECK(!memcmp(got, x, (size_t)nx * 4));
+
+  nnp_bconv_kernel *kg = NULL, *kf = NULL;
+  CHECK_OK(nnp_bconv_prepare(d, w, b, act, ep.act_min, ep.act_max, true, &kg));
+  CHECK(nnp_bconv_generic(kg));
+  CHECK(nnp_bconv_depthwise(kg) == (d->group > 1));
+  nnp_bconv_run(kg, xb, yg, r ? rb : NULL, NULL);
+  nnp_blocked_to_nchw(yg, got, d->n, d->m, P, NULL);
+  double e = kt_max_err(got, want, ny);
+  if (!(e < 1e-4)) {
+    printf("generic vs naive: n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld d%lld g%lld act %d: err %g\n",
+           (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m, (long long)d->kh,
+           (long long)d->kw, (long long)d->sh, (long long)d->ph, (long long)d->dh, (long long)d->group, act, e);
+    CHECK(0);
+  }
+  /* padded lanes of the last output block are zero */
+  if (d->m % NNP_BLOCK) {
+    const int64_t mb = nnp_blocks(d->m);
+    bool zero = true;
+    for (int64_t n = 0; n < d->n; n++)
+      for (int64_t p = 0; p < P; p++)
+        for (int64_t l = d->m % NNP_BLOCK; l < NNP_BLOCK; l++)
+          zero &= yg[((n * mb + mb - 1) * P + p) * NNP_BLOCK + l] == 0.0f;
+    CHECK(zero);
+  }
+  if (nnp_cpu_has_avx512f()) {
+    CHECK_OK(nnp_bconv_prepare(d, w, b, act, ep.act_min, ep.act_max, false, &kf));
+    CHECK(!nnp_bconv_generic(kf));
+    for (int t = 0; t < 3; t++) {
+      memset(yf, 0xff, (size_t)nyb * 4); /* NaN: every lane must be written */
+      nnp_bconv_run(kf, xb, yf, r ? rb : NULL, pools[t]);
+      double ef = kt_max_err(yf, yg, nyb);
+      if (!(ef < 1e-5)) {
+        printf("avx512 vs generic (threads %d): n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld g%lld act %d: "
+               "err %g\n",
+               t + 1, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
+               (long long)d->kh, (long long)d->kw, (long long)d->sh, (long long)d->ph, (long long)d->group, act, ef);
+        CHECK(0);
+        break;
+      }
+    }
+    /* residual as the output itself (in place over R) */
+    if (r) {
+      memcpy(yf, rb, (size_t)nyb * 4);
+      nnp_bconv_run(kf, xb, yf, yf, pools[1]);
+      CHECK(kt_max_err(yf, yg, nyb) < 1e-5);
+    }
+  }
+  nnp_bconv_destroy(kg);
+  nnp_bconv_destroy(kf);
+  nnp_free(x), nnp_free(w), nnp_free(bias), nnp_free(res), nnp_free(want), nnp_free(got);
+  nnp_free(xb), nnp_free(rb), nnp_free(yg), nnp_free(yf);
+  cases++;
+}
+
+static void out_size(nnp_conv2d_desc *d) {
+  d->oh = (d->h + 2 * d->ph - (d->kh - 1) * d->dh - 1) / d->sh + 1;
+  d->ow = (d->w + 2 * d->pw - (d->kw - 1) * d->dw - 1) / d->sw + 1;
+}
+
+int main(void) {
+  nnp_threadpool *pools[3] = {NULL, NULL, NULL};
+  for (int t = 1; t < 3; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
+  printf("kernel isa: %s\n", nnp_cpu_kernel_isa());
+  static const int ks[] = {1, 3, 5, 7};
+  for (int trial = 0; trial < 160; trial++) {
+    nnp_conv2d_desc d = {.n = kt_int(1, 2), .h = kt_int(1, 19), .w = kt_int(1, 21)};
+    const bool dw = trial % 4 == 3;
+    d.kh = d.kw = ks[kt_int(0, trial % 8 == 0 ? 3 : 2)];
+    if (trial % 9 == 5) d.kw = ks[kt_int(0, 2)]; /* non-square */
+    d.sh = d.sw = kt_int(1, 2);
+    d.dh = d.dw = trial % 11 == 7 ? 2 : 1;
+    d.ph = kt_int(0, d.kh / 2);
+    d.pw = kt_int(0, d.kw / 2);
+    d.c = kt_int(1, 40);
+    d.m = dw ? d.c : kt_int(1, 50);
+    d.group = dw ? d.c : 1;
+    if (dw && d.c == 1) d.group = 1; /* one channel: the dense path */
+    if (d.h + 2 * d.ph < (d.kh - 1) * d.dh + 1) d.h = (d.kh - 1) * d.dh + 1;
+    if (d.w + 2 * d.pw < (d.kw - 1) * d.dw + 1) d.w = (d.kw - 1) * d.dw + 1;
+    out_size(&d);
+    run_case(&d, trial, pools);
+  }
+  /* resnet18 / mobilenet-like layers: full blocks, 7x7 and 56x56 planes, stride 2 */
+  const nnp_conv2d_desc fixed[] = {
+      {.n = 1, .c = 64, .h = 14, .w = 14, .m = 64, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 128, .h = 7, .w = 7, .m = 96, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 32, .h = 28, .w = 28, .m = 64, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 3, .h = 32, .w = 32, .m = 24, .kh = 7, .kw = 7, .sh = 2, .sw = 2, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 48, .h = 20, .w = 20, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 48},
+      {.n = 2, .c = 40, .h = 9, .w = 9, .m = 40, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 40},
+  };
+  for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); i++) {
+    nnp_conv2d_desc d = fixed[i];
+    out_size(&d);
+    for (int trial = 0; trial < 5; trial++) run_case(&d, trial * 7 + 1, pools);
+  }
+  for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
+  printf("%d cases\n", cases);
+  TEST_MAIN_END();
+}

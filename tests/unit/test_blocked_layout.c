@@ -1,0 +1,207 @@
+/* The blocked-layout pass (src/ir/passes/blocked_layout.c): on a small hand-built graph
+ * with ragged channel counts (20, 24, 8), a depthwise conv, two MaxPools, a residual read inside the
+ * region, and a blocked value read twice outside it:
+ *  - the rewrite: every conv is a BlockedConv, one ToBlocked per value entering the
+ *    region, one FromBlocked per value leaving it (the value read twice gets one); a
+ *    MaxPool on a blocked value joins the region, one on the graph input does not;
+ *  - the numbers: bit-identical to the pass off on the reference kernels (BlockedConv's
+ *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
+ *    batch 3 with batch lanes and 2 threads;
+ *  - the pass is off by default and on with NNP_PASS_ALL. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/bench.h"
+#include "nnperf/engine.h"
+#include "kernels/cpu.h"
+#include "nnperf/passes.h"
+#include "ops/op.h"
+#include "test.h"
+#include "ir_builder.h"
+
+enum { NOUT = 5 }; /* graph outputs */
+
+static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
+  nnp_attr *a;
+  nnp_node_add_attr(n, name, &a);
+  a->type = NNP_ATTR_INTS;
+  a->count = 2;
+  a->ints = nnp_malloc(2 * sizeof(int64_t));
+  a->ints[0] = a0;
+  a->ints[1] = a1;
+}
+
+static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
+  nnp_attr *a;
+  nnp_node_add_attr(n, name, &a);
+  a->type = NNP_ATTR_INT;
+  a->i = v;
+}
+
+/* X[N,20,9,9] -> conv1 3x3 (24) -> Relu -> A
+ *             A -> depthwise 3x3 (24) -> + A -> C            (residual inside the region)
+ *             C -> conv3 1x1 (8) -> D                         (output)
+ *             C -> Relu -> E, C -> Sigmoid -> F               (C leaves the region twice)
+ *             A -> MaxPool 3x3 s2 p1 -> P -> conv4 1x1 (8) -> G   (the pool joins the region)
+ *             X -> MaxPool 2x2 s2 -> H                       (stays NCHW: X is not blocked)
+ * Outputs D, E, F, G, H. */
+static nnp_graph *build(void) {
+  rs = 12345;
+  nnp_graph *g;
+  nnp_graph_create(&g);
+  g->opset = 13;
+  int x, a0, a, b, c, d, e, f, pv, gv, h;
+  nnp_graph_value(g, "X", &x);
+  g->values[x].dtype = NNP_F32;
+  g->values[x].rank = 4;
+  const int64_t xd[4] = {-1, 20, 9, 9};
+  for (int i = 0; i < 4; i++) g->values[x].dims[i].value = xd[i];
+  g->values[x].dims[0].symbol = nnp_strdup("N");
+  nnp_graph_add_input(g, x);
+  const int64_t w1d[4] = {24, 20, 3, 3}, b1d[1] = {24}, w2d[4] = {24, 1, 3, 3}, w3d[4] = {8, 24, 1, 1}, b3d[1] = {8};
+  int w1 = add_f32_init(g, "W1", 4, w1d, 0), b1 = add_f32_init(g, "B1", 1, b1d, 0);
+  int w2 = add_f32_init(g, "W2", 4, w2d, 0), b2 = add_f32_init(g, "B2", 1, b1d, 0);
+  int w3 = add_f32_init(g, "W3", 4, w3d, 0), b3 = add_f32_init(g, "B3", 1, b3d, 0);
+  int w4 = add_f32_init(g, "W4", 4, w3d, 0);
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h};
+  for (int i = 0; i < 10; i++) nnp_graph_value(g, names[i], vals[i]);
+  int ni;
+  nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
+  add_pads(&g->nodes[ni]);
+  nnp_graph_add_node(g, "relu1", "Relu", "", 1, &a0, 1, &a, NULL);
+  nnp_graph_add_node(g, "dw", "Conv", "", 3, (int[]){a, w2, b2}, 1, &b, &ni);
+  add_pads(&g->nodes[ni]);
+  add_int_attr(&g->nodes[ni], "group", 24);
+  nnp_graph_add_node(g, "add", "Add", "", 2, (int[]){b, a}, 1, &c, NULL);
+  nnp_graph_add_node(g, "conv3", "Conv", "", 3, (int[]){c, w3, b3}, 1, &d, NULL);
+  nnp_graph_add_node(g, "relu_e", "Relu", "", 1, &c, 1, &e, NULL);
+  nnp_graph_add_node(g, "sig_f", "Sigmoid", "", 1, &c, 1, &f, NULL);
+  nnp_graph_add_node(g, "pool", "MaxPool", "", 1, &a, 1, &pv, &ni);
+  add_ints_attr(&g->nodes[ni], "kernel_shape", 3, 3);
+  add_ints_attr(&g->nodes[ni], "strides", 2, 2);
+  add_pads(&g->nodes[ni]);
+  nnp_graph_add_node(g, "conv4", "Conv", "", 2, (int[]){pv, w4}, 1, &gv, NULL);
+  nnp_graph_add_node(g, "pool_x", "MaxPool", "", 1, &x, 1, &h, &ni);
+  add_ints_attr(&g->nodes[ni], "kernel_shape", 2, 2);
+  add_ints_attr(&g->nodes[ni], "strides", 2, 2);
+  int outs[NOUT] = {d, e, f, gv, h};
+  for (int i = 0; i < NOUT; i++) {
+    g->values[outs[i]].is_output = true;
+    nnp_graph_add_output(g, outs[i]);
+  }
+  CHECK_OK(nnp_graph_toposort(g));
+  for (int i = 0; i < g->n_nodes; i++) g->nodes[i].op = nnp_op_lookup("", g->nodes[i].op_type);
+  return g;
+}
+
+enum { MAXOUT = 3 * 3 * 24 * 81 };
+
+typedef struct result {
+  float out[NOUT][MAXOUT];
+  int64_t n[NOUT];
+  int to, from, bconv, bpool, steps, lanes;
+} result;
+
+static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
+  memset(r, 0, sizeof *r);
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  o.passes = passes;
+  o.fast_kernels = fast;
+  o.threads = threads;
+  o.batch_lanes = lanes;
+  o.n_dims = 1;
+  o.dims[0].symbol = "N";
+  o.dims[0].value = batch;
+  nnp_plan *p = NULL;
+  CHECK_OK(nnp_plan_compile(g, &o, &p));
+  if (!p) return;
+  nnp_fill_seeded(nnp_plan_input(p, 0), 99);
+  CHECK_OK(nnp_plan_run(p));
+  const nnp_graph *pg = nnp_plan_graph(p);
+  for (int i = 0; i < pg->n_nodes; i++) {
+    const char *t = pg->nodes[i].op_type;
+    r->to += !strcmp(t, "ToBlocked");
+    r->from += !strcmp(t, "FromBlocked");
+    r->bconv += !strcmp(t, "BlockedConv");
+    r->bpool += !strcmp(t, "BlockedMaxPool");
+  }
+  r->steps = nnp_plan_num_steps(p);
+  r->lanes = nnp_plan_batch_lanes(p);
+  for (int k = 0; k < NOUT; k++) {
+    const nnp_tensor *y = nnp_plan_output(p, k);
+    r->n[k] = nnp_tensor_numel(y);
+    CHECK(r->n[k] <= MAXOUT);
+    if (r->n[k] <= MAXOUT) memcpy(r->out[k], y->data, (size_t)r->n[k] * sizeof(float));
+  }
+  nnp_plan_destroy(p);
+}
+
+static double max_err(const result *a, const result *b) {
+  double m = 0;
+  for (int k = 0; k < NOUT; k++) {
+    if (a->n[k] != b->n[k]) return 1e30;
+    for (int64_t i = 0; i < a->n[k]; i++) {
+      double e = fabs((double)a->out[k][i] - b->out[k][i]) / (1 + fabs((double)b->out[k][i]));
+      if (!(e <= m)) m = e;
+    }
+  }
+  return m;
+}
+
+static result want, got;
+
+int main(void) {
+  nnp_graph *g = build();
+  CHECK((NNP_PASS_DEFAULT & NNP_PASS_BLOCKED_LAYOUT) == 0);
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  CHECK(!(o.passes & NNP_PASS_BLOCKED_LAYOUT));
+  unsigned bits = 0;
+  CHECK_OK(nnp_passes_parse("default,blocked-layout", &bits));
+  CHECK(bits == NNP_PASS_ALL);
+
+  /* without AVX-512 the pass converts nothing (the blocked layout would run the
+   * generic C kernel): nothing else to test here */
+  if (!nnp_cpu_has_avx512f()) {
+    run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
+    CHECK(got.bconv == 0 && got.bpool == 0 && got.to == 0 && got.from == 0);
+    printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
+    nnp_graph_destroy(g);
+    TEST_MAIN_END();
+  }
+  /* the rewrite */
+  run(g, NNP_PASS_DEFAULT, false, 1, 1, true, &want);
+  CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
+  run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
+  CHECK_MSG(got.bconv == 4, "%d BlockedConv", got.bconv);
+  CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
+  CHECK_MSG(got.to == 1, "%d ToBlocked (X only, once for conv1)", got.to);
+  CHECK_MSG(got.from == 3, "%d FromBlocked (C once for both readers, D, G)", got.from);
+  CHECK_MSG(got.steps == want.steps + 4, "steps %d vs %d without the pass", got.steps, want.steps);
+  /* the numbers: the reference path is exact */
+  CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
+
+  /* fast kernels (the AVX-512 tile where there is one), batch 1 and 3, 1 and 2 threads,
+   * batch 3 image by image (lanes: BlockedConv and the reorders are per image) and layer
+   * at a time */
+  for (int64_t batch = 1; batch <= 3; batch += 2)
+    for (int threads = 1; threads <= 2; threads++)
+      for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
+        run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
+        run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
+        CHECK(got.bconv == 4 && got.bpool == 1);
+        CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
+        double e = max_err(&got, &want);
+        CHECK_MSG(e < 1e-4, "fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)batch, threads,
+                  lanes, e);
+        /* and against the reference kernels without the pass (the oracle) */
+        run(g, NNP_PASS_DEFAULT, false, batch, 1, false, &want);
+        e = max_err(&got, &want);
+        CHECK_MSG(e < 1e-4, "fast blocked vs reference, batch %lld: error %g", (long long)batch, e);
+      }
+  nnp_graph_destroy(g);
+  TEST_MAIN_END();
+}
