@@ -13,6 +13,8 @@ struct nnp_conv2d_kernel {
   bool generic;
   int64_t mg, cg, ckk, P;  /* per group: output channels, input channels, K; positions */
   float *wpack;           /* GEMM: group g's packed A at g * a_floats; depthwise: W copy */
+  /* depthwise: the kernel for this CPU (generic, AVX2 or AVX-512), chosen once */
+  void (*dw)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *, int64_t, int64_t);
   size_t a_floats, b_floats;
 };
 
@@ -48,6 +50,9 @@ nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool gen
     k->wpack = nnp_aligned_alloc(n * sizeof(float));
     if (!k->wpack) goto oom;
     memcpy(k->wpack, w, n * sizeof(float));
+    k->dw = k->generic ? nnp_dwconv_planes_generic
+            : nnp_cpu_has_avx512f() ? nnp_dwconv_planes_avx512
+                                    : nnp_dwconv_planes_avx2;
   } else {
     k->a_floats = nnp_sgemm_packed_a_floats(k->mg, k->ckk);
     k->b_floats = nnp_sgemm_packed_b_floats(k->ckk, k->P);
@@ -262,8 +267,7 @@ typedef struct dw_job {
 
 static void dw_range(void *p, int64_t b, int64_t e) {
   const dw_job *j = p;
-  if (j->k->generic) nnp_dwconv_planes_generic(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
-  else nnp_dwconv_planes_avx2(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
+  j->k->dw(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
 }
 
 void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const nnp_epilogue *ep, void *scratch,
