@@ -18,8 +18,9 @@
  *    starting left of the row an expand load from the row's first element, so no
  *    pointer ever leaves the row.
  *  - stride 2 deinterleaves each input row once into its even and odd columns (with the
- *    padding as zeros), kept in a small ring of rows: then every tap is one contiguous
- *    unmasked load, where loading 32 columns and permuting would cost a shuffle per tap. */
+ *    padding as zeros, loaded as above), kept in a small ring of rows: then every tap is
+ *    one contiguous unmasked load, where loading 32 columns and permuting would cost a
+ *    shuffle per tap. */
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -28,7 +29,7 @@
 #if defined(__AVX512F__)
 
 enum { DW_ROWS = 4 };                    /* output rows per pass */
-#define DW_S2_MAX_FLOATS (16 * 1024)     /* stride-2 row ring + padded row, on the stack */
+#define DW_S2_MAX_FLOATS (16 * 1024)     /* the stride-2 row ring, on the stack (64 KiB) */
 
 static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
   switch (ep->act) {
@@ -141,31 +142,26 @@ static inline __attribute__((always_inline)) void s1_plane(const nnp_conv2d_desc
 
 /* ---- stride 2 ---- */
 
-/* The stride-2 work area: a zero-bordered copy of one input row (lin) and a ring of
- * prepared rows, each its even padded columns then its odd ones (ne floats each). */
+/* The stride-2 work area: a ring of prepared input rows, each its even padded columns
+ * then its odd ones (ne floats each). */
 typedef struct s2_ring {
-  float *lin, *rows;
+  float *rows;
   int64_t ne, slots;
   int64_t tag[2 * DW_ROWS + 5]; /* input row held by each slot, -1: none */
 } s2_ring;
 
-/* Input row ih prepared (NULL: a padding row). Even padded column 2i of the row (input
- * column 2i - pw) is at [i], odd column 2i + 1 at [ne + i]. */
+/* Input row ih prepared (NULL: a padding row). Padded column p (input column p - pw,
+ * zero outside the row) is at [p / 2] for p even, [ne + p / 2] for p odd. */
 static const float *s2_row(s2_ring *g, const float *xp, int64_t H, int64_t W, int64_t pw, int64_t ih) {
   if (ih < 0 || ih >= H) return NULL;
   float *dst = g->rows + (ih % g->slots) * 2 * g->ne;
   if (g->tag[ih % g->slots] == ih) return dst;
   g->tag[ih % g->slots] = ih;
-  /* lin[pw + i] = x[i]; lin's borders were zeroed once and are never written */
   const float *xr = xp + ih * W;
-  for (int64_t i = 0; i < W; i += 16) {
-    const __mmask16 m = lanes_below(W - i);
-    _mm512_mask_storeu_ps(g->lin + pw + i, m, _mm512_maskz_loadu_ps(m, xr + i));
-  }
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  for (int64_t i = 0; i < g->ne; i += 16) {
-    const __m512 a = _mm512_loadu_ps(g->lin + 2 * i), b = _mm512_loadu_ps(g->lin + 2 * i + 16);
+  for (int64_t i = 0; i < g->ne; i += 16) { /* padded columns [2i, 2i + 32) */
+    const __m512 a = load_cols(xr, 2 * i - pw, W), b = load_cols(xr, 2 * i + 16 - pw, W);
     _mm512_storeu_ps(dst + i, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(dst + g->ne + i, _mm512_permutex2var_ps(a, odd, b));
   }
@@ -228,21 +224,16 @@ static void s2_plane_k5(s2_ring *g, const nnp_conv2d_desc *d, const float *xp, c
 void nnp_dwconv_planes_avx512(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
                               const nnp_epilogue *ep, int64_t b, int64_t e) {
   const int64_t K = d->kh, s = d->sh;
-  /* stride-2 sizes: even/odd halves cover the last block's taps (ow + 15 + (K - 1) / 2),
-   * lin every column the deinterleave reads and the row itself */
+  /* stride 2: the even and odd halves cover the last block's taps (ow + 15 + (K - 1) / 2) */
   const int64_t OWr = (d->ow + 15) / 16 * 16, ne = (OWr + (K - 1) / 2 + 15) / 16 * 16;
-  int64_t nlin = 2 * ne > d->pw + d->w ? 2 * ne : d->pw + d->w;
-  nlin = (nlin + 15) / 16 * 16;
   const int64_t slots = 2 * (DW_ROWS - 1) + K + 1; /* a pass's rows, and the one the next pass reuses */
   if ((K != 3 && K != 5) || d->kw != K || (s != 1 && s != 2) || d->sw != s || d->dh != 1 || d->dw != 1 ||
-      (s == 2 && nlin + slots * 2 * ne > DW_S2_MAX_FLOATS)) {
+      (s == 2 && slots * 2 * ne > DW_S2_MAX_FLOATS)) {
     nnp_dwconv_planes_avx2(d, x, w, y, ep, b, e);
     return;
   }
-  float work[s == 2 ? nlin + slots * 2 * ne : 1];
-  s2_ring g = {.lin = work, .rows = work + nlin, .ne = ne, .slots = slots};
-  if (s == 2)
-    for (int64_t i = 0; i < nlin; i++) work[i] = 0.0f;
+  float work[s == 2 ? slots * 2 * ne : 1];
+  s2_ring g = {.rows = work, .ne = ne, .slots = slots};
   const int64_t P = d->oh * d->ow;
   for (int64_t plane = b; plane < e; plane++) {
     const int64_t c = plane % d->c;
