@@ -83,14 +83,27 @@ static inline void dw_store(const dw_out *o, __m512 acc, int64_t oh, int64_t ow,
   _mm512_mask_storeu_ps(yr, m, acc);
 }
 
-/* Input columns [c0, c0 + 16) of row xr (W wide), zero outside the row. */
-static inline __m512 load_cols(const float *xr, int64_t c0, int64_t W) {
-  if (c0 >= 0) return c0 >= W ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(lanes_below(W - c0), xr + c0);
-  const int64_t s = -c0; /* lanes [s, s + W) hold columns 0.. in order: an expand load from xr */
-  if (s >= 16) return _mm512_setzero_ps();
-  const __mmask16 m = (__mmask16)(lanes_below(s + W) & ~lanes_below(s));
-  return _mm512_maskz_expandloadu_ps(m, xr);
+/* How to load input columns [c0, c0 + 16) of any row W wide, zero outside the row:
+ * lanes m from column off, or, for a block starting left of the row, an expand load of
+ * lanes m from column 0 (lanes [s, s + W) get columns 0.. in order). The pointer never
+ * leaves the row; lanes outside it are masked off. Worked out once per block and tap
+ * column, not per row: the branches and shifts cost more than the load. */
+typedef struct col_load {
+  __mmask16 m;
+  bool expand;
+  int64_t off;
+} col_load;
+
+static inline col_load col_plan(int64_t c0, int64_t W) {
+  if (c0 >= 0) return (col_load){.m = c0 >= W ? 0 : lanes_below(W - c0), .expand = false, .off = c0 >= W ? 0 : c0};
+  const int64_t s = -c0;
+  return (col_load){.m = s >= 16 ? 0 : (__mmask16)(lanes_below(s + W) & ~lanes_below(s)), .expand = true, .off = 0};
 }
+
+static inline __m512 col_load_row(const float *xr, col_load c) {
+  return c.expand ? _mm512_maskz_expandloadu_ps(c.m, xr) : _mm512_maskz_loadu_ps(c.m, xr + c.off);
+}
+
 
 /* ---- stride 1 ---- */
 
@@ -102,8 +115,13 @@ static inline __attribute__((always_inline)) void s1_block(const float *xp, int6
                                                            int64_t pw, const int KH, const int KW, const int R,
                                                            const bool inner) {
   __m512 acc[DW_ROWS];
+  col_load cl[8];
   #pragma GCC unroll 16
   for (int j = 0; j < R; j++) acc[j] = _mm512_setzero_ps();
+  if (!inner) {
+    #pragma GCC unroll 16
+    for (int kw = 0; kw < KW; kw++) cl[kw] = col_plan(ow - pw + kw, W);
+  }
   #pragma GCC unroll 16
   for (int r = 0; r < R + KH - 1; r++) { /* input row oh - ph + r feeds output j with tap kh = r - j */
     const int64_t ih = oh - ph + r;
@@ -111,7 +129,7 @@ static inline __attribute__((always_inline)) void s1_block(const float *xp, int6
     const float *xr = xp + ih * W;
     #pragma GCC unroll 16
     for (int kw = 0; kw < KW; kw++) {
-      const __m512 v = inner ? _mm512_loadu_ps(xr + ow - pw + kw) : load_cols(xr, ow - pw + kw, W);
+      const __m512 v = inner ? _mm512_loadu_ps(xr + ow - pw + kw) : col_load_row(xr, cl[kw]);
       #pragma GCC unroll 16
       for (int j = 0; j < R; j++) {
         const int kh = r - j;
@@ -137,7 +155,14 @@ static inline __attribute__((always_inline)) void s1_plane(const nnp_conv2d_desc
                                                            const float *wc, const dw_out *o, const int K) {
   int64_t oh = 0;
   for (; oh + DW_ROWS <= d->oh; oh += DW_ROWS) s1_rows(xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, K, DW_ROWS);
-  for (; oh < d->oh; oh++) s1_rows(xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, K, 1);
+  /* the last 1..3 rows in one pass too: a single row is one chain of K * K dependent
+   * FMAs (latency-bound), which on 7x7 planes cost more than the 4-row pass */
+  switch (d->oh - oh) {
+    case 3: s1_rows(xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, K, 3); break;
+    case 2: s1_rows(xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, K, 2); break;
+    case 1: s1_rows(xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, K, 1); break;
+    default: break;
+  }
 }
 
 /* ---- stride 2 ---- */
@@ -148,6 +173,9 @@ typedef struct s2_ring {
   float *rows;
   int64_t ne, slots;
   int64_t tag[2 * DW_ROWS + 5]; /* input row held by each slot, -1: none */
+  /* padded columns [16k, 16k + 16), the same for every row (2 * ne / 16 of them: at
+   * least 8 slots fit under DW_S2_MAX_FLOATS) */
+  col_load cols[DW_S2_MAX_FLOATS / 16 / 8];
 } s2_ring;
 
 /* Input row ih prepared (NULL: a padding row). Padded column p (input column p - pw,
@@ -161,7 +189,7 @@ static const float *s2_row(s2_ring *g, const float *xp, int64_t H, int64_t W, in
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   for (int64_t i = 0; i < g->ne; i += 16) { /* padded columns [2i, 2i + 32) */
-    const __m512 a = load_cols(xr, 2 * i - pw, W), b = load_cols(xr, 2 * i + 16 - pw, W);
+    const __m512 a = col_load_row(xr, g->cols[i / 8]), b = col_load_row(xr, g->cols[i / 8 + 1]);
     _mm512_storeu_ps(dst + i, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(dst + g->ne + i, _mm512_permutex2var_ps(a, odd, b));
   }
@@ -204,7 +232,12 @@ static inline __attribute__((always_inline)) void s2_plane(s2_ring *g, const nnp
   for (int64_t s = 0; s < g->slots; s++) g->tag[s] = -1; /* the ring holds the previous plane's rows */
   int64_t oh = 0;
   for (; oh + DW_ROWS <= d->oh; oh += DW_ROWS) s2_rows(g, xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, DW_ROWS);
-  for (; oh < d->oh; oh++) s2_rows(g, xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, 1);
+  switch (d->oh - oh) { /* as for stride 1 */
+    case 3: s2_rows(g, xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, 3); break;
+    case 2: s2_rows(g, xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, 2); break;
+    case 1: s2_rows(g, xp, d->h, d->w, wc, o, oh, d->ph, d->pw, K, 1); break;
+    default: break;
+  }
 }
 
 /* One function per kernel size and stride, so each inlines with constant loops. */
@@ -234,6 +267,8 @@ void nnp_dwconv_planes_avx512(const nnp_conv2d_desc *d, const float *x, const fl
   }
   float work[s == 2 ? slots * 2 * ne : 1];
   s2_ring g = {.rows = work, .ne = ne, .slots = slots};
+  if (s == 2)
+    for (int64_t i = 0; i < 2 * ne; i += 16) g.cols[i / 16] = col_plan(i - d->pw, d->w);
   const int64_t P = d->oh * d->ow;
   for (int64_t plane = b; plane < e; plane++) {
     const int64_t c = plane % d->c;
