@@ -15,6 +15,8 @@ struct nnp_conv2d_kernel {
   int64_t mg, cg, ckk, P;  /* per group: output channels, input channels, K; positions */
   float *wpack;           /* GEMM: group g's packed A at g * a_floats; depthwise: W copy */
   nnp_dconv *dc;          /* direct: its packed weights and masks */
+  /* depthwise: the kernel for this CPU (generic, AVX2 or AVX-512), chosen once */
+  void (*dw)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *, int64_t, int64_t);
   size_t a_floats, b_floats;
 };
 
@@ -69,6 +71,9 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     k->wpack = nnp_aligned_alloc(n * sizeof(float));
     if (!k->wpack) goto oom;
     memcpy(k->wpack, w, n * sizeof(float));
+    k->dw = k->generic ? nnp_dwconv_planes_generic
+            : nnp_cpu_has_avx512f() ? nnp_dwconv_planes_avx512
+                                    : nnp_dwconv_planes_avx2;
   } else if (k->algo == NNP_CONV_DIRECT) {
     nnp_dconv_isa isa = k->generic ? NNP_DCONV_GENERIC : nnp_cpu_has_avx512f() ? NNP_DCONV_AVX512 : NNP_DCONV_AVX2;
     nnp_status s = nnp_dconv_prepare(d, w, isa, &k->dc);
@@ -290,8 +295,7 @@ typedef struct dw_job {
 
 static void dw_range(void *p, int64_t b, int64_t e) {
   const dw_job *j = p;
-  if (j->k->generic) nnp_dwconv_planes_generic(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
-  else nnp_dwconv_planes_avx2(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
+  j->k->dw(&j->k->d, j->x, j->k->wpack, j->y, j->ep, b, e);
 }
 
 void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const nnp_epilogue *ep, void *scratch,

@@ -1,12 +1,14 @@
 /* Fast conv2d (depthwise, 1x1 GEMM, im2col GEMM, direct; AVX-512, AVX2 and generic)
  * against a naive direct convolution, over random shapes: odd sizes, strides 1..3, pads,
- * dilations, groups, every epilogue, threads 1..4, and in-place (Y aliasing X). */
+ * dilations, groups, every epilogue, threads 1..4, and in-place (Y aliasing X). Then the
+ * AVX-512 depthwise kernel against the generic one, plane range by plane range. */
 #include <string.h>
 
 #include "kernel_test_util.h"
 #include "kernels/conv.h"
 #include "kernels/cpu.h"
 #include "kernels/dconv.h"
+#include "kernels/dwconv.h"
 #include "nnperf/alloc.h"
 #include "test.h"
 
@@ -233,6 +235,99 @@ static void direct_cases(nnp_threadpool *const *pools) {
   CHECK(!nnp_conv2d_direct_applies(&no));
 }
 
+/* The AVX-512 depthwise kernel (called directly, as conv.c's thread pool does) against
+ * the generic one on the shapes it specialises: 3x3 and 5x5, stride 1 and 2, padding
+ * 0..2, rows a multiple of 16 wide and ragged (1..40), tiny planes (1x1, 2x3), every
+ * epilogue (the residual also as Y itself), a random plane range [b, e) of n x c
+ * (planes outside it must stay untouched), and a few shapes it hands to the AVX2
+ * kernel (dilation 2, 7x7, mixed strides). */
+static const float dw_untouched = 1234.5f;
+
+static void dw_avx512_case(int trial) {
+  nnp_conv2d_desc d = {.n = kt_int(1, 2), .dh = 1, .dw = 1};
+  d.kh = d.kw = trial % 2 ? 5 : 3;
+  d.sh = d.sw = trial / 2 % 2 ? 2 : 1;
+  d.ph = d.pw = kt_int(0, 2);
+  switch (trial % 5) {
+    case 0: d.w = 16 * kt_int(1, 3); break; /* whole vectors */
+    case 1: d.w = kt_int(1, 40); break;     /* ragged */
+    case 2: d.w = kt_int(17, 40); break;
+    case 3: /* tiny planes: 1x1 and 2x3, padded so there is an output */
+      d.w = trial % 3 ? 1 : 3;
+      d.ph = d.pw = d.kh / 2;
+      break;
+    default: d.w = kt_int(40, 70); break; /* several blocks, interior ones too */
+  }
+  d.h = trial % 5 == 3 ? (d.w == 1 ? 1 : 2) : kt_int(1, 13);
+  if (trial % 23 == 7) d.dh = d.dw = 2; /* not covered: the AVX2 kernel runs */
+  if (trial % 29 == 11) d.kh = d.kw = 7;
+  if (trial % 31 == 13) d.sw = 3 - d.sh;
+  /* enough input for one output in both directions */
+  const int64_t ekh = (d.kh - 1) * d.dh + 1, ekw = (d.kw - 1) * d.dw + 1;
+  if (d.h + 2 * d.ph < ekh) d.ph = (ekh - d.h + 1) / 2;
+  if (d.w + 2 * d.pw < ekw) d.pw = (ekw - d.w + 1) / 2;
+  d.c = d.m = d.group = kt_int(1, 5);
+  d.oh = (d.h + 2 * d.ph - ekh) / d.sh + 1;
+  d.ow = (d.w + 2 * d.pw - ekw) / d.sw + 1;
+  const int64_t planes = d.n * d.c, nx = planes * d.h * d.w, ny = planes * d.oh * d.ow, nw = d.c * d.kh * d.kw;
+  const int64_t b = kt_int(0, planes - 1), e = kt_int(b + 1, planes);
+  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d.c * 4);
+  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4), *got = nnp_malloc((size_t)ny * 4);
+  kt_fill(x, nx);
+  kt_fill(w, nw);
+  kt_fill(bias, d.c);
+  kt_fill(res, ny);
+  /* none, bias, relu, clip, hardswish, sigmoid, residual, residual in Y + clip */
+  const int variant = trial / 4 % 8;
+  nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act_min = -0.2f, .act_max = 0.9f};
+  static const int acts[] = {0, NNP_ACT_NONE, NNP_ACT_RELU, NNP_ACT_CLIP, NNP_ACT_HARDSWISH, NNP_ACT_SIGMOID,
+                             NNP_ACT_NONE, NNP_ACT_CLIP};
+  ep.act = acts[variant];
+  if (variant == 6) {
+    ep.bias_kind = NNP_BIAS_NONE;
+    ep.residual = res;
+  }
+  const bool res_in_y = variant == 7;
+  for (int pass = 0; pass < 2; pass++) { /* 0: generic into want, 1: AVX-512 into got */
+    float *out = pass ? got : want;
+    for (int64_t i = 0; i < ny; i++) out[i] = dw_untouched;
+    if (res_in_y) { /* the plane range's residual is the output itself */
+      memcpy(out + b * d.oh * d.ow, res + b * d.oh * d.ow, (size_t)((e - b) * d.oh * d.ow) * 4);
+      ep.residual = out;
+    }
+    const nnp_epilogue *ep_p = variant == 0 ? NULL : &ep;
+    if (pass) nnp_dwconv_planes_avx512(&d, x, w, out, ep_p, b, e);
+    else nnp_dwconv_planes_generic(&d, x, w, out, ep_p, b, e);
+  }
+  double err = kt_max_err(got, want, ny);
+  int64_t touched = 0; /* outside [b, e) */
+  for (int64_t i = 0; i < ny; i++)
+    if ((i < b * d.oh * d.ow || i >= e * d.oh * d.ow) && got[i] != dw_untouched) touched++;
+  CHECK_MSG(err < 1e-4 && touched == 0,
+            "avx512 dw trial %d n%lld c%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld d%lld planes [%lld,%lld) variant %d: "
+            "err %g, %lld outputs outside the range written",
+            trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.kh, (long long)d.kw,
+            (long long)d.sh, (long long)d.sw, (long long)d.ph, (long long)d.dh, (long long)b, (long long)e, variant, err,
+            (long long)touched);
+  nnp_free(x);
+  nnp_free(w);
+  nnp_free(bias);
+  nnp_free(res);
+  nnp_free(want);
+  nnp_free(got);
+}
+
+static void dw_avx512_vs_generic(void) {
+  if (!nnp_cpu_has_avx512f()) {
+    printf("skip: AVX-512 depthwise vs generic: %s\n",
+           nnp_cpu_get()->forced_avx2 ? "NNP_CPU_FEATURES=avx2 turns AVX-512 off" : "this CPU has no AVX-512F + VL");
+    return;
+  }
+  const int trials = 1600;
+  for (int trial = 0; trial < trials; trial++) dw_avx512_case(trial);
+  printf("AVX-512 depthwise vs generic: %d shapes\n", trials);
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
@@ -258,5 +353,6 @@ int main(void) {
       run_case(&d, 1000 + 2 * i + res_in_y, pools, res_in_y);
     }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  dw_avx512_vs_generic();
   TEST_MAIN_END();
 }
