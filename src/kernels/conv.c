@@ -24,13 +24,15 @@ nnp_conv_algo nnp_conv2d_algo(const nnp_conv2d_kernel *k) { return k->algo; }
 bool nnp_conv2d_kernel_generic(const nnp_conv2d_kernel *k) { return k->generic; }
 
 const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k) {
-  static const char *names[2][3] = {{"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
+  /* the ISA that runs: the GEMM tile and the depthwise kernel take AVX-512 where CPUID has it */
+  static const char *names[3][3] = {{"conv2d.depthwise.avx512", "conv2d.gemm1x1.avx512", "conv2d.im2col.avx512"},
+                                    {"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
                                     {"conv2d.depthwise.generic", "conv2d.gemm1x1.generic", "conv2d.im2col.generic"}};
   if (k->algo == NNP_CONV_DIRECT)
     return k->dc->isa == NNP_DCONV_AVX512 ? "conv2d.direct.avx512"
            : k->dc->isa == NNP_DCONV_AVX2 ? "conv2d.direct.avx2"
                                           : "conv2d.direct.generic";
-  return names[k->generic][k->algo];
+  return names[k->generic ? 2 : nnp_cpu_has_avx512f() ? 0 : 1][k->algo];
 }
 
 void nnp_conv2d_destroy(nnp_conv2d_kernel *k) {
