@@ -82,7 +82,8 @@ typedef struct sgemm_job {
  * (M x KC) in L2 across column panels; without it a large-K layer (resnet18's 512-channel
  * 3x3: K = 4608) streamed both from L3 on every tile. Partial sums wait in C (exact:
  * each tile continues the same float sums in the same order), the epilogue runs with
- * the last block. */
+ * the last block. (The AVX-512 tile sums even and odd k apart within a block, so there a
+ * blocked sum is rounded differently from an unblocked one, within the tests' tolerance.) */
 enum { KC = 256 };
 
 static void sgemm_range(void *p, int64_t b, int64_t e) {

@@ -1,6 +1,6 @@
 /* The AVX-512F 6 x 16 tile of the packed SGEMM (kernels/gemm.h): the AVX2 tile's
- * geometry and packing, one ZMM accumulator per row. This file alone is compiled with
- * -mavx512f; it is only called after nnp_cpu_has_avx512f().
+ * geometry and packing, two ZMM accumulators per row (even and odd k). This file alone
+ * is compiled with -mavx512f; it is only called after nnp_cpu_has_avx512f().
  *
  * Why, on a CPU whose 512-bit FMA peak equals its 256-bit one (AMD Zen 4 runs a ZMM
  * FMA as two 256-bit halves: bench_gemm_gflops measures both peaks): per k the AVX2 tile
@@ -64,7 +64,28 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
     __m512 *acc[6] = {&c0, &c1, &c2, &c3, &c4, &c5};
     for (int r = 0; r < mr; r++) *acc[r] = _mm512_maskz_loadu_ps(m, c + r * ldc);
   }
-  for (int64_t k = 0; k < K; k++) {
+  /* Odd k into a second set of accumulators: 6 chains of dependent FMAs cannot keep
+   * two 512-bit FMA pipes with a 4-cycle latency busy (that takes 8); 12 can. */
+  __m512 d0 = _mm512_setzero_ps(), d1 = d0, d2 = d0, d3 = d0, d4 = d0, d5 = d0;
+  int64_t k = 0;
+  for (; k + 2 <= K; k += 2) {
+    __m512 bv = _mm512_loadu_ps(b), bw = _mm512_loadu_ps(b + ldb);
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), bv, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), bv, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(a[2]), bv, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(a[3]), bv, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), bv, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), bv, c5);
+    d0 = _mm512_fmadd_ps(_mm512_set1_ps(a[6]), bw, d0);
+    d1 = _mm512_fmadd_ps(_mm512_set1_ps(a[7]), bw, d1);
+    d2 = _mm512_fmadd_ps(_mm512_set1_ps(a[8]), bw, d2);
+    d3 = _mm512_fmadd_ps(_mm512_set1_ps(a[9]), bw, d3);
+    d4 = _mm512_fmadd_ps(_mm512_set1_ps(a[10]), bw, d4);
+    d5 = _mm512_fmadd_ps(_mm512_set1_ps(a[11]), bw, d5);
+    a += 2 * NNP_SGEMM_MR;
+    b += 2 * ldb;
+  }
+  for (; k < K; k++) {
     __m512 bv = _mm512_loadu_ps(b);
     c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), bv, c0);
     c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), bv, c1);
@@ -72,9 +93,13 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
     c3 = _mm512_fmadd_ps(_mm512_set1_ps(a[3]), bv, c3);
     c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), bv, c4);
     c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), bv, c5);
-    a += NNP_SGEMM_MR;
-    b += ldb;
   }
+  c0 = _mm512_add_ps(c0, d0);
+  c1 = _mm512_add_ps(c1, d1);
+  c2 = _mm512_add_ps(c2, d2);
+  c3 = _mm512_add_ps(c3, d3);
+  c4 = _mm512_add_ps(c4, d4);
+  c5 = _mm512_add_ps(c5, d5);
   __m512 acc[6] = {c0, c1, c2, c3, c4, c5};
   if (ep && ep->act == NNP_ACT_SIGMOID) { /* scalar expf: through a buffer */
     float t[16];

@@ -3,6 +3,8 @@
  * dilations, groups, every epilogue, threads 1..4, and in-place (Y aliasing X). Then the
  * AVX-512 depthwise kernel against the generic one, plane range by plane range. */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernel_test_util.h"
 #include "kernels/conv.h"
@@ -243,6 +245,30 @@ static void direct_cases(nnp_threadpool *const *pools) {
  * kernel (dilation 2, 7x7, mixed strides). */
 static const float dw_untouched = 1234.5f;
 
+/* n floats placed against an inaccessible page: right after it (front) or ending where
+ * it starts. ASan does not see AVX-512 masked loads (GCC 12 leaves them uninstrumented),
+ * but an unmasked lane outside the buffer faults here; masked-off lanes do not fault. */
+typedef struct guarded {
+  void *base;
+  size_t len;
+  float *p;
+} guarded;
+
+static float *guarded_alloc(guarded *g, int64_t n, bool front) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = (size_t)n * sizeof(float);
+  const size_t data = (bytes + page - 1) / page * page;
+  g->len = data + 2 * page;
+  g->base = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(g->base != MAP_FAILED);
+  char *b = g->base;
+  mprotect(b, page, PROT_NONE);
+  mprotect(b + page + data, page, PROT_NONE);
+  g->p = (float *)(front ? b + page : b + page + data - bytes);
+  return g->p;
+}
+
+static void guarded_free(guarded *g) { munmap(g->base, g->len); }
+
 static void dw_avx512_case(int trial) {
   nnp_conv2d_desc d = {.n = kt_int(1, 2), .dh = 1, .dw = 1};
   d.kh = d.kw = trial % 2 ? 5 : 3;
@@ -271,8 +297,10 @@ static void dw_avx512_case(int trial) {
   d.ow = (d.w + 2 * d.pw - ekw) / d.sw + 1;
   const int64_t planes = d.n * d.c, nx = planes * d.h * d.w, ny = planes * d.oh * d.ow, nw = d.c * d.kh * d.kw;
   const int64_t b = kt_int(0, planes - 1), e = kt_int(b + 1, planes);
-  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d.c * 4);
-  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4), *got = nnp_malloc((size_t)ny * 4);
+  guarded gx, gres, ggot; /* X against a guard page at either end, the residual and Y at their ends */
+  float *x = guarded_alloc(&gx, nx, trial % 3 == 0), *w = nnp_malloc((size_t)nw * 4);
+  float *bias = nnp_malloc((size_t)d.c * 4), *res = guarded_alloc(&gres, ny, false);
+  float *want = nnp_malloc((size_t)ny * 4), *got = guarded_alloc(&ggot, ny, false);
   kt_fill(x, nx);
   kt_fill(w, nw);
   kt_fill(bias, d.c);
@@ -309,12 +337,12 @@ static void dw_avx512_case(int trial) {
             trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.kh, (long long)d.kw,
             (long long)d.sh, (long long)d.sw, (long long)d.ph, (long long)d.dh, (long long)b, (long long)e, variant, err,
             (long long)touched);
-  nnp_free(x);
+  guarded_free(&gx);
   nnp_free(w);
   nnp_free(bias);
-  nnp_free(res);
+  guarded_free(&gres);
   nnp_free(want);
-  nnp_free(got);
+  guarded_free(&ggot);
 }
 
 static void dw_avx512_vs_generic(void) {
