@@ -32,8 +32,8 @@ const char cli_model_options_help[] =
     "                         (NAME may be left out when the model has one input)\n"
     "  --passes LIST          graph passes to run (comma-separated; default, all, none,\n"
     "                         fold-constants, dead-nodes, noops, fold-batchnorm, fuse-activation,\n"
-    "                         fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq); default:\n"
-    "                         all but blocked-layout (--passes default,blocked-layout adds it)\n"
+    "                         fuse-residual, fuse-elementwise, blocked-layout, fuse-qdq); default: all\n"
+    "                         (blocked-layout acts only where the CPU has AVX-512F)\n"
     "  --no-PASS              turns one pass off (e.g. --no-fuse-residual); --no-passes: all off\n"
     "  --no-memory-plan       a buffer per value instead of one planned arena\n";
 

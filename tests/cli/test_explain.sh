@@ -44,7 +44,9 @@ else
   bad "explain json: exit $?: $(cat "$work/err")"
 fi
 
-steps() { "$nnperf" inspect zoo:tiny "$@" 2>&1 | grep -oE '\(([0-9]+) executed' | grep -oE '[0-9]+'; }
+# without the blocked layout: its reorders around each lone Conv would hide what the
+# other switches do to the step count
+steps() { "$nnperf" inspect zoo:tiny --no-blocked-layout "$@" 2>&1 | grep -oE '\(([0-9]+) executed' | grep -oE '[0-9]+'; }
 all=$(steps) none=$(steps --no-passes) nofuse=$(steps --no-fuse-activation) only=$(steps --passes fold-batchnorm)
 if [ -n "$all" ] && [ "$all" -lt "$nofuse" ] && [ "$nofuse" -lt "$none" ] && [ "$only" -lt "$none" ]; then
   ok "pass switches ($all < $nofuse < $none; fold-batchnorm only $only)"

@@ -132,11 +132,11 @@ static int freeze_input(const nnp_graph *g, int value, const nnp_tensor *t) {
   return uses > 0;
 }
 
-/* --threads N, --kernels reference|fast, --blocked: the plan options every case compiles
- * with (--blocked adds the blocked-layout pass, off by default, to the default passes) */
+/* --threads N, --kernels reference|fast, --no-blocked: the plan options every case
+ * compiles with (--no-blocked takes the blocked-layout pass out of the default passes) */
 static int opt_threads = 1;
 static bool opt_fast_kernels = true;
-static bool opt_blocked = false;
+static bool opt_no_blocked = false;
 
 /* Runs one data set; returns R_PASS/R_FAIL/R_UNSUPPORTED with a reason. */
 static int run_data_set(const nnp_graph *g, const char *dir, char *why, size_t nwhy) {
@@ -147,7 +147,7 @@ static int run_data_set(const nnp_graph *g, const char *dir, char *why, size_t n
   nnp_plan_options_default(&opt);
   opt.threads = opt_threads;
   opt.fast_kernels = opt_fast_kernels;
-  if (opt_blocked) opt.passes |= NNP_PASS_BLOCKED_LAYOUT;
+  if (opt_no_blocked) opt.passes &= ~(unsigned)NNP_PASS_BLOCKED_LAYOUT;
   char path[4096];
   for (;; n_inputs++) {
     snprintf(path, sizeof path, "%s/input_%d.pb", dir, n_inputs);
@@ -250,7 +250,7 @@ static known_failure *find_known(const char *name) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void usage(void) {
-  puts("usage: nnp_conformance [--filter SUBSTR] [--known-failures FILE] [--verbose] [--list-required] [--threads N] [--kernels reference|fast] [--blocked]\n"
+  puts("usage: nnp_conformance [--filter SUBSTR] [--known-failures FILE] [--verbose] [--list-required] [--threads N] [--kernels reference|fast] [--no-blocked]\n"
        "                       [--rtol X] [--atol X] DIR...\n"
        "Runs every ONNX backend test case (a folder with model.onnx and test_data_set_N/) under each\n"
        "DIR (default /usr/share/libonnx-testdata/data/node), prints one line per case that does not\n"
@@ -269,7 +269,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) verbose = 1;
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) opt_threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--kernels") && i + 1 < argc) opt_fast_kernels = strcmp(argv[++i], "reference") != 0;
-    else if (!strcmp(argv[i], "--blocked")) opt_blocked = true;
+    else if (!strcmp(argv[i], "--no-blocked")) opt_no_blocked = true;
     else if (!strcmp(argv[i], "--list-required")) list_required = 1;
     else if (!strcmp(argv[i], "--rtol") && i + 1 < argc) rtol_ = atof(argv[++i]);
     else if (!strcmp(argv[i], "--atol") && i + 1 < argc) atol_ = atof(argv[++i]);

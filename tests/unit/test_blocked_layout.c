@@ -7,7 +7,7 @@
  *  - the numbers: bit-identical to the pass off on the reference kernels (BlockedConv's
  *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
  *    batch 3 with batch lanes and 2 threads;
- *  - the pass is off by default and on with NNP_PASS_ALL. */
+ *  - the pass is on by default (NNP_PASS_DEFAULT) and --no-blocked-layout takes it off. */
 #include <stdio.h>
 #include <string.h>
 
@@ -155,10 +155,10 @@ static result want, got;
 
 int main(void) {
   nnp_graph *g = build();
-  CHECK((NNP_PASS_DEFAULT & NNP_PASS_BLOCKED_LAYOUT) == 0);
+  CHECK(NNP_PASS_DEFAULT & NNP_PASS_BLOCKED_LAYOUT);
   nnp_plan_options o;
   nnp_plan_options_default(&o);
-  CHECK(!(o.passes & NNP_PASS_BLOCKED_LAYOUT));
+  CHECK(o.passes & NNP_PASS_BLOCKED_LAYOUT);
   unsigned bits = 0;
   CHECK_OK(nnp_passes_parse("default,blocked-layout", &bits));
   CHECK(bits == NNP_PASS_ALL);
@@ -173,7 +173,7 @@ int main(void) {
     TEST_MAIN_END();
   }
   /* the rewrite */
-  run(g, NNP_PASS_DEFAULT, false, 1, 1, true, &want);
+  run(g, NNP_PASS_DEFAULT & ~NNP_PASS_BLOCKED_LAYOUT, false, 1, 1, true, &want);
   CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
   CHECK_MSG(got.bconv == 4, "%d BlockedConv", got.bconv);
