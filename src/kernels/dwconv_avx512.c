@@ -289,4 +289,10 @@ void nnp_dwconv_planes_avx512(const nnp_conv2d_desc *d, const float *x, const fl
   }
 }
 
+#else
+/* Built without AVX-512 support in the compiler: the AVX2 kernel does the work. */
+void nnp_dwconv_planes_avx512(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
+                              const nnp_epilogue *ep, int64_t b, int64_t e) {
+  nnp_dwconv_planes_avx2(d, x, w, y, ep, b, e);
+}
 #endif
