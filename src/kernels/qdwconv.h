@@ -27,6 +27,8 @@ void nnp_qdwconv(const nnp_qdw_desc *d, const uint8_t *x, int32_t x_zp, const in
 
 /* The AVX2-compiled channel range (qdwconv_avx2.c; its job is qdwconv_impl.h's). */
 void nnp_qdw_range_avx2(void *job, int64_t c0, int64_t c1);
+/* The AVX-512 VNNI channel range (qdwconv_avx512vnni.c: 16 outputs per vpdpwssd). */
+void nnp_qdw_range_avx512vnni(void *job, int64_t c0, int64_t c1);
 /* y[j] = nnp_qrequant(acc[j], ep, row) for j < n (AVX2 body; qgemm_avx2.c). */
 void nnp_qrequant_row_avx2(const int32_t *acc, int64_t n, const nnp_qepilogue *ep, int64_t row, uint8_t *y);
 

@@ -325,7 +325,9 @@ static nnp_status prepare_depthwise(const nnp_op_ctx *ctx, const nnp_conv2d_desc
   out->run = fast_qdw_run;
   out->destroy = fast_qdw_destroy;
   out->state = f;
-  out->name = f->generic ? "qlinearconv.depthwise.generic" : "qlinearconv.depthwise.avx2";
+  out->name = f->generic                       ? "qlinearconv.depthwise.generic"
+              : nnp_cpu_has_avx512_vnni() && nnp_cpu_get()->avx512bw ? "qlinearconv.depthwise.avx512vnni"
+                                               : "qlinearconv.depthwise.avx2";
   return NNP_OK;
 }
 
