@@ -73,10 +73,10 @@ static inline __m512i load_pairs16(const uint8_t *a, const uint8_t *b) {
 static bool qdw_flat_pairs_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
   const nnp_qdw_desc *d = j->d;
   const int64_t W = d->w + 2 * d->pw, H = d->h + 2 * d->ph, khw = d->kh * d->kw, n = d->oh * W;
-  const int64_t n16 = (n + 15) / 16 * 16, np = (khw + 1) / 2;
-  /* the last vector reads up to byte n16 - 1 + (kh-1)*W + kw-1 + 15 < H*W + 15 + kw + 15:
-   * 64 bytes of slack hold it for kw <= 16 (QDW_RANGE's condition) */
-  uint8_t *xp = nnp_malloc((size_t)(H * W + 64));
+  const int64_t n16 = (n + 63) / 64 * 64, np = (khw + 1) / 2; /* four vectors at a time */
+  /* the last vector reads up to byte n16 - 1 + (kh-1)*W + kw-1 + 15 < H*W + 63 + kw + 15:
+   * 128 bytes of slack hold it for kw <= 16 (QDW_RANGE's condition) */
+  uint8_t *xp = nnp_malloc((size_t)(H * W + 128));
   int32_t *acc = nnp_aligned_alloc((size_t)n16 * sizeof(int32_t));
   uint8_t *q = nnp_malloc((size_t)n16);
   int64_t *offs = nnp_malloc((size_t)(2 * np) * sizeof(int64_t));
@@ -89,7 +89,7 @@ static bool qdw_flat_pairs_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
     nnp_free(wp);
     return false;
   }
-  memset(xp, j->xzp, (size_t)(H * W + 64));
+  memset(xp, j->xzp, (size_t)(H * W + 128));
   for (int64_t t = 0; t < 2 * np; t++) /* an odd last tap pairs with a zero weight */
     offs[t] = t < khw ? (t / d->kw) * W + t % d->kw : 0;
   for (int64_t m = c0; m < c1; m++) {
@@ -104,12 +104,21 @@ static bool qdw_flat_pairs_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
     }
     /* the x zero point enters as the start value: sum (x - zp) w = sum x w - zp sum w */
     const __m512i start = _mm512_set1_epi32(-j->xzp * wsum);
-    for (int64_t i = 0; i < n16; i += 16) {
-      __m512i a = start;
-      for (int64_t p = 0; p < np; p++)
-        a = _mm512_dpwssd_epi32(a, load_pairs16(xp + i + offs[2 * p], xp + i + offs[2 * p + 1]),
-                                _mm512_set1_epi32(wp[p]));
-      _mm512_store_si512((__m512i *)(acc + i), a);
+    /* four independent accumulators: one vpdpwssd chain would wait on its latency */
+    for (int64_t i = 0; i < n16; i += 64) {
+      __m512i a0 = start, a1 = start, a2 = start, a3 = start;
+      for (int64_t p = 0; p < np; p++) {
+        const uint8_t *s0 = xp + i + offs[2 * p], *s1 = xp + i + offs[2 * p + 1];
+        const __m512i wv = _mm512_set1_epi32(wp[p]);
+        a0 = _mm512_dpwssd_epi32(a0, load_pairs16(s0, s1), wv);
+        a1 = _mm512_dpwssd_epi32(a1, load_pairs16(s0 + 16, s1 + 16), wv);
+        a2 = _mm512_dpwssd_epi32(a2, load_pairs16(s0 + 32, s1 + 32), wv);
+        a3 = _mm512_dpwssd_epi32(a3, load_pairs16(s0 + 48, s1 + 48), wv);
+      }
+      _mm512_store_si512((__m512i *)(acc + i), a0);
+      _mm512_store_si512((__m512i *)(acc + i + 16), a1);
+      _mm512_store_si512((__m512i *)(acc + i + 32), a2);
+      _mm512_store_si512((__m512i *)(acc + i + 48), a3);
     }
     /* requantize the whole flat plane, then drop the W - ow extra columns of each row */
     nnp_qrequant_row_avx2(acc, n16, j->ep, m, q);
