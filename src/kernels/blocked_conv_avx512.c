@@ -21,28 +21,23 @@
 #include "kernels/blocked_conv_impl.h"
 
 #if defined(__AVX512F__)
+#include "kernels/act_avx512.h"
+
 #define PX 8 /* output pixels per tile */
 #define INLINE static inline __attribute__((always_inline))
 
 static const float zero_block[NNP_BLOCK] __attribute__((aligned(64))) = {0};
 
+/* nnp_act16, plus sigmoid (the blocked tiles have no scalar path to leave it to) */
 INLINE __m512 act16(const nnp_epilogue *ep, __m512 v) {
   switch (ep->act) {
-    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
-      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
-    }
     case NNP_ACT_SIGMOID: { /* scalar expf, as the generic kernel */
       float t[NNP_BLOCK];
       _mm512_storeu_ps(t, v);
       for (int l = 0; l < NNP_BLOCK; l++) t[l] = nnp_act_apply(ep, t[l]);
       return _mm512_loadu_ps(t);
     }
-    default: return v;
+    default: return nnp_act16(ep, v);
   }
 }
 

@@ -8,21 +8,9 @@
 #include "kernels/dconv.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
-enum { MB = 4, VL = 8 };
+#include "kernels/act_avx2.h"
 
-static inline __m256 act8(const nnp_epilogue *ep, __m256 v) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: return _mm256_max_ps(v, _mm256_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(ep->act_min)), _mm256_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m256 t = _mm256_add_ps(v, _mm256_set1_ps(3.0f));
-      t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
-      return _mm256_mul_ps(_mm256_mul_ps(v, t), _mm256_set1_ps(1.0f / 6.0f));
-    }
-    default: return v;
-  }
-}
+enum { MB = 4, VL = 8 };
 
 /* lane i of the result is all ones where bit i of m is set */
 static inline __m256i lanes(unsigned m) {
@@ -42,7 +30,7 @@ static inline void store8(float *yn, int64_t P, int64_t m, int64_t p0, __m256 v,
   if (ep) {
     if (ep->bias_kind == NNP_BIAS_ROW) v = _mm256_add_ps(v, _mm256_set1_ps(ep->bias[m]));
     if (ep->residual) v = _mm256_add_ps(v, _mm256_loadu_ps(ep->residual + m * P + p0));
-    v = act8(ep, v);
+    v = nnp_act8(ep, v);
   }
   _mm256_storeu_ps(dst, v);
 }

@@ -9,21 +9,9 @@
 #include "kernels/dconv.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-enum { MB = 8, VL = 16 };
+#include "kernels/act_avx512.h"
 
-static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
-      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
-    }
-    default: return v;
-  }
-}
+enum { MB = 8, VL = 16 };
 
 /* Stores channel m's vector of positions p0.. (rem of them in the plane) through the
  * epilogue. */
@@ -40,7 +28,7 @@ static inline void store16(float *yn, int64_t P, int64_t m, int64_t p0, __m512 v
   if (ep) {
     if (ep->bias_kind == NNP_BIAS_ROW) v = _mm512_add_ps(v, _mm512_set1_ps(ep->bias[m]));
     if (ep->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(sm, ep->residual + m * P + p0));
-    v = act16(ep, v);
+    v = nnp_act16(ep, v);
   }
   _mm512_mask_storeu_ps(dst, sm, v);
 }

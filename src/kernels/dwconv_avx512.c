@@ -27,23 +27,11 @@
 #include "kernels/dwconv.h"
 
 #if defined(__AVX512F__)
+#include "kernels/act_avx512.h"
+
 
 enum { DW_ROWS = 4 };                    /* output rows per pass */
 #define DW_S2_MAX_FLOATS (16 * 1024)     /* the stride-2 row ring, on the stack (64 KiB) */
-
-static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
-      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
-    }
-    default: return v;
-  }
-}
 
 /* lanes [0, n), n clamped to [0, 16] */
 static inline __mmask16 lanes_below(int64_t n) {
@@ -78,7 +66,7 @@ static inline void dw_store(const dw_out *o, __m512 acc, int64_t oh, int64_t ow,
       store_sigmoid(o->ep, yr, acc, m);
       return;
     }
-    acc = act16(o->ep, acc);
+    acc = nnp_act16(o->ep, acc);
   }
   _mm512_mask_storeu_ps(yr, m, acc);
 }

@@ -13,19 +13,7 @@
 #include "kernels/gemm.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-static inline __m512 act16(const nnp_epilogue *ep, __m512 v) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
-    case NNP_ACT_CLIP:
-      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
-    case NNP_ACT_HARDSWISH: {
-      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
-      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
-    }
-    default: return v;
-  }
-}
+#include "kernels/act_avx512.h"
 
 /* A panel with one column (7x7 planes: N = 49 = 3 x 16 + 1): the full tile spends 6 FMAs
  * per k on it, a quarter of the layer. Here the 6 rows are the vector, loaded from A's
@@ -115,7 +103,7 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
       if (ep->bias_kind == NNP_BIAS_ROW) v = _mm512_add_ps(v, _mm512_set1_ps(ep->bias[i0 + r]));
       else if (ep->bias_kind == NNP_BIAS_COL) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->bias + j0));
       if (ep->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->residual + (i0 + r) * ep->ld_res + j0));
-      v = act16(ep, v);
+      v = nnp_act16(ep, v);
     }
     _mm512_mask_storeu_ps(c + r * ldc, m, v);
   }

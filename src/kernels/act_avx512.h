@@ -1,0 +1,24 @@
+/* The epilogue's activations on 16 floats (AVX-512F); sigmoid is left to the caller.
+ * Include only from files compiled with -mavx512f. */
+#ifndef NNP_KERNELS_ACT_AVX512_H
+#define NNP_KERNELS_ACT_AVX512_H
+
+#include <immintrin.h>
+
+#include "kernels/epilogue.h"
+
+static inline __m512 nnp_act16(const nnp_epilogue *ep, __m512 v) {
+  switch (ep->act) {
+    case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
+    case NNP_ACT_CLIP:
+      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->act_min)), _mm512_set1_ps(ep->act_max));
+    case NNP_ACT_HARDSWISH: {
+      __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+      t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+      return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
+    }
+    default: return v;
+  }
+}
+
+#endif
