@@ -17,9 +17,9 @@
 #include "kernels/blocked_pool.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
+#include "ops/fast_ops.h"
 #include "ops/internal_ops.h"
 #include "ops/op_util.h"
-#include "ops/spatial.h"
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
@@ -271,25 +271,9 @@ static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, 
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
   nnp_pool2d_desc d = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3], .oh = y->dims[2],
                        .ow = y->dims[3]};
-  const int64_t *v = NULL;
-  if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
-  d.kh = v[0];
-  d.kw = v[1];
-  int nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
-  nv = nnp_attr_ints(ctx->node, "strides", &v);
-  if (nv > 0 && nv != 2) return NNP_OK;
-  d.sh = nv > 0 ? v[0] : 1;
-  d.sw = nv > 0 ? v[1] : 1;
-  nnp_auto_pad mode;
-  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
-  if (mode == NNP_AUTO_PAD_NOTSET) {
-    nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv > 0 && nv != 4) return NNP_OK;
-    d.ph = nv > 0 ? v[0] : 0;
-    d.pw = nv > 0 ? v[1] : 0;
-  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
-  if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
+  bool ok;
+  NNP_TRY(nnp_maxpool2d_window(ctx->node, &d, &ok));
+  if (!ok) return NNP_OK;
   nnp_pool2d_desc *state = nnp_malloc(sizeof *state);
   if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
   *state = d;

@@ -4,12 +4,18 @@
 #ifndef NNP_OPS_FAST_OPS_H
 #define NNP_OPS_FAST_OPS_H
 
+#include "kernels/pool.h"
 #include "ops/op.h"
 
 nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* The window of a 2-D MaxPool node as the fast max-pool kernels take it (kernel_shape,
+ * strides, explicit or VALID pads, no dilation) into d's kh, kw, sh, sw, ph, pw; *ok is
+ * false when they do not take it (the reference runs). Shared by nnp_prepare_pool and
+ * BlockedMaxPool (ops/blocked.c). */
+nnp_status nnp_maxpool2d_window(const nnp_node *node, nnp_pool2d_desc *d, bool *ok);
 /* QLinearConv -> the INT8 GEMM (ops/fast_qconv.c) */
 nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* QuantizeLinear float32 -> uint8 and DequantizeLinear uint8 -> float32 with constant

@@ -35,6 +35,33 @@ static nnp_status make(const nnp_pool2d_desc *d, bool global, const char *name, 
   return NNP_OK;
 }
 
+nnp_status nnp_maxpool2d_window(const nnp_node *node, nnp_pool2d_desc *d, bool *ok) {
+  *ok = false;
+  const int64_t *v = NULL;
+  if (nnp_attr_ints(node, "kernel_shape", &v) != 2) return NNP_OK;
+  d->kh = v[0];
+  d->kw = v[1];
+  /* nnp_attr_ints: -1 when the attribute is absent (its default), as ONNX exporters
+   * write MaxPool without dilations: `nv != 0` sent resnet18's MaxPool to the
+   * reference kernel (14% of the model) */
+  int nv = nnp_attr_ints(node, "dilations", &v);
+  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
+  nv = nnp_attr_ints(node, "strides", &v);
+  if (nv > 0 && nv != 2) return NNP_OK;
+  d->sh = nv > 0 ? v[0] : 1;
+  d->sw = nv > 0 ? v[1] : 1;
+  nnp_auto_pad mode;
+  NNP_TRY(nnp_read_auto_pad(node, &mode));
+  if (mode == NNP_AUTO_PAD_NOTSET) {
+    nv = nnp_attr_ints(node, "pads", &v);
+    if (nv > 0 && nv != 4) return NNP_OK;
+    d->ph = nv > 0 ? v[0] : 0;
+    d->pw = nv > 0 ? v[1] : 0;
+  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
+  *ok = d->kh >= 1 && d->kw >= 1 && d->sh >= 1 && d->sw >= 1 && d->ph >= 0 && d->pw >= 0;
+  return NNP_OK;
+}
+
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
@@ -50,28 +77,9 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   }
   if (strcmp(ctx->node->op_type, "MaxPool") != 0 || x->rank != 4) return NNP_OK;
   if (ctx->n_out > 1 && ctx->out[1]) return NNP_OK; /* indices: the reference computes them */
-  const int64_t *v = NULL;
-  if (nnp_attr_ints(ctx->node, "kernel_shape", &v) != 2) return NNP_OK;
-  d.kh = v[0];
-  d.kw = v[1];
-  /* nnp_attr_ints: -1 when the attribute is absent (its default), as ONNX exporters
-   * write MaxPool without dilations: `nv != 0` sent resnet18's MaxPool to the
-   * reference kernel (14% of the model) */
-  int nv = nnp_attr_ints(ctx->node, "dilations", &v);
-  if (nv > 0 && (nv != 2 || v[0] != 1 || v[1] != 1)) return NNP_OK;
-  nv = nnp_attr_ints(ctx->node, "strides", &v);
-  if (nv > 0 && nv != 2) return NNP_OK;
-  d.sh = nv > 0 ? v[0] : 1;
-  d.sw = nv > 0 ? v[1] : 1;
-  nnp_auto_pad mode;
-  NNP_TRY(nnp_read_auto_pad(ctx->node, &mode));
-  if (mode == NNP_AUTO_PAD_NOTSET) {
-    nv = nnp_attr_ints(ctx->node, "pads", &v);
-    if (nv > 0 && nv != 4) return NNP_OK;
-    d.ph = nv > 0 ? v[0] : 0;
-    d.pw = nv > 0 ? v[1] : 0;
-  } else if (mode != NNP_AUTO_PAD_VALID) return NNP_OK;
-  if (d.kh < 1 || d.kw < 1 || d.sh < 1 || d.sw < 1 || d.ph < 0 || d.pw < 0) return NNP_OK;
+  bool ok;
+  NNP_TRY(nnp_maxpool2d_window(ctx->node, &d, &ok));
+  if (!ok) return NNP_OK;
   d.planes = x->dims[0] * x->dims[1];
   d.h = x->dims[2];
   d.w = x->dims[3];
