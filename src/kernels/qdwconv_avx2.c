@@ -62,45 +62,36 @@ static bool qdw_flat_pairs_avx2(const qdw_job *j, int64_t c0, int64_t c1) {
   int32_t *acc = nnp_malloc((size_t)n8 * sizeof(int32_t));
   uint8_t *q = nnp_malloc((size_t)n8);
   int64_t *offs = nnp_malloc((size_t)(2 * np) * sizeof(int64_t));
-  __m256i *wp = nnp_aligned_alloc((size_t)np * sizeof(__m256i)); /* 64-byte aligned */
+  int32_t *wp = nnp_malloc((size_t)np * sizeof(int32_t));
   if (!xp || !acc || !q || !offs || !wp || khw > 64) {
     nnp_free(q);
     nnp_free(xp);
     nnp_free(acc);
     nnp_free(offs);
-    nnp_aligned_free(wp);
+    nnp_free(wp);
     return false;
   }
   memset(xp, j->xzp, (size_t)(H * W + 64));
-  for (int64_t t = 0; t < 2 * np; t++) /* an odd last tap pairs with a zero weight */
-    offs[t] = t < khw ? (t / d->kw) * W + t % d->kw : 0;
+  qdw_pair_offsets(d, W, np, offs);
   for (int64_t m = c0; m < c1; m++) {
-    const uint8_t *x = j->x + m * d->h * d->w;
-    for (int64_t r = 0; r < d->h; r++) memcpy(xp + (r + d->ph) * W + d->pw, x + r * d->w, (size_t)d->w);
-    const int16_t *wm = j->w + m * khw;
-    int32_t wsum = 0;
-    for (int64_t t = 0; t < khw; t++) wsum += wm[t];
-    for (int64_t p = 0; p < np; p++) {
-      int16_t w0 = wm[2 * p], w1 = 2 * p + 1 < khw ? wm[2 * p + 1] : 0;
-      wp[p] = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)w0 | ((uint32_t)(uint16_t)w1 << 16)));
-    }
+    const int32_t wsum = qdw_pair_channel(j, m, W, xp, wp);
     const __m256i start = _mm256_set1_epi32(-j->xzp * wsum);
     for (int64_t i = 0; i < n8; i += 8) {
       __m256i a = start;
       for (int64_t p = 0; p < np; p++)
-        a = _mm256_add_epi32(a, _mm256_madd_epi16(load_pairs(xp + i + offs[2 * p], xp + i + offs[2 * p + 1]), wp[p]));
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(load_pairs(xp + i + offs[2 * p], xp + i + offs[2 * p + 1]),
+                                                _mm256_set1_epi32(wp[p])));
       _mm256_storeu_si256((__m256i *)(acc + i), a);
     }
     /* requantize the whole flat plane (no short-row tails), then drop the W - ow extra columns */
     nnp_qrequant_row_avx2(acc, n8, j->ep, m, q);
-    uint8_t *y = j->y + m * d->oh * d->ow;
-    for (int64_t oy = 0; oy < d->oh; oy++) memcpy(y + oy * d->ow, q + oy * W, (size_t)d->ow);
+    qdw_flat_store(j, m, W, q);
   }
   nnp_free(q);
   nnp_free(xp);
   nnp_free(acc);
   nnp_free(offs);
-  nnp_aligned_free(wp);
+  nnp_free(wp);
   return true;
 }
 #else

@@ -90,20 +90,10 @@ static bool qdw_flat_pairs_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
     return false;
   }
   memset(xp, j->xzp, (size_t)(H * W + 128));
-  for (int64_t t = 0; t < 2 * np; t++) /* an odd last tap pairs with a zero weight */
-    offs[t] = t < khw ? (t / d->kw) * W + t % d->kw : 0;
+  qdw_pair_offsets(d, W, np, offs);
   for (int64_t m = c0; m < c1; m++) {
-    const uint8_t *x = j->x + m * d->h * d->w;
-    for (int64_t r = 0; r < d->h; r++) memcpy(xp + (r + d->ph) * W + d->pw, x + r * d->w, (size_t)d->w);
-    const int16_t *wm = j->w + m * khw;
-    int32_t wsum = 0;
-    for (int64_t t = 0; t < khw; t++) wsum += wm[t];
-    for (int64_t p = 0; p < np; p++) {
-      int16_t w0 = wm[2 * p], w1 = 2 * p + 1 < khw ? wm[2 * p + 1] : 0;
-      wp[p] = (int32_t)((uint32_t)(uint16_t)w0 | ((uint32_t)(uint16_t)w1 << 16));
-    }
-    /* the x zero point enters as the start value: sum (x - zp) w = sum x w - zp sum w */
-    const __m512i start = _mm512_set1_epi32(-j->xzp * wsum);
+    const int32_t wsum = qdw_pair_channel(j, m, W, xp, wp);
+    const __m512i start = _mm512_set1_epi32(-j->xzp * wsum); /* the x zero point's term */
     /* four independent accumulators: one vpdpwssd chain would wait on its latency */
     for (int64_t i = 0; i < n16; i += 64) {
       __m512i a0 = start, a1 = start, a2 = start, a3 = start;
@@ -122,8 +112,7 @@ static bool qdw_flat_pairs_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
     }
     /* requantize the whole flat plane, then drop the W - ow extra columns of each row */
     nnp_qrequant_row_avx2(acc, n16, j->ep, m, q);
-    uint8_t *y = j->y + m * d->oh * d->ow;
-    for (int64_t oy = 0; oy < d->oh; oy++) memcpy(y + oy * d->ow, q + oy * W, (size_t)d->ow);
+    qdw_flat_store(j, m, W, q);
   }
   nnp_free(q);
   nnp_free(xp);

@@ -18,6 +18,39 @@ typedef struct qdw_job {
   const nnp_qepilogue *ep;
 } qdw_job;
 
+/* The int16-pair flat path's pieces, shared by qdwconv_avx2.c and qdwconv_avx512vnni.c
+ * (which differ only in vector width). The taps' offsets in the bordered plane (row
+ * pitch W), 2 * np of them: an odd last tap pairs with a zero weight at offset 0. */
+static inline void qdw_pair_offsets(const nnp_qdw_desc *d, int64_t W, int64_t np, int64_t *offs) {
+  const int64_t khw = d->kh * d->kw;
+  for (int64_t t = 0; t < 2 * np; t++) offs[t] = t < khw ? (t / d->kw) * W + t % d->kw : 0;
+}
+
+/* Channel m's plane into the border of zero points of xp (row pitch W), its weights as
+ * int16 pairs in wp (w0 low, w1 high, one int32 each); returns the sum of its weights,
+ * for the x zero point's term: sum (x - zp) w = sum x w - zp sum w. */
+static inline int32_t qdw_pair_channel(const qdw_job *j, int64_t m, int64_t W, uint8_t *xp, int32_t *wp) {
+  const nnp_qdw_desc *d = j->d;
+  const int64_t khw = d->kh * d->kw, np = (khw + 1) / 2;
+  const uint8_t *x = j->x + m * d->h * d->w;
+  for (int64_t r = 0; r < d->h; r++) memcpy(xp + (r + d->ph) * W + d->pw, x + r * d->w, (size_t)d->w);
+  const int16_t *wm = j->w + m * khw;
+  int32_t wsum = 0;
+  for (int64_t t = 0; t < khw; t++) wsum += wm[t];
+  for (int64_t p = 0; p < np; p++) {
+    int16_t w0 = wm[2 * p], w1 = 2 * p + 1 < khw ? wm[2 * p + 1] : 0;
+    wp[p] = (int32_t)((uint32_t)(uint16_t)w0 | ((uint32_t)(uint16_t)w1 << 16));
+  }
+  return wsum;
+}
+
+/* Channel m's requantized flat rows q (pitch W) into Y, without the W - ow extra columns. */
+static inline void qdw_flat_store(const qdw_job *j, int64_t m, int64_t W, const uint8_t *q) {
+  const nnp_qdw_desc *d = j->d;
+  uint8_t *y = j->y + m * d->oh * d->ow;
+  for (int64_t oy = 0; oy < d->oh; oy++) memcpy(y + oy * d->ow, q + oy * W, (size_t)d->ow);
+}
+
 #endif
 
 enum { CHUNK = 256 }; /* output columns accumulated at once (a row longer is done in parts) */
