@@ -129,9 +129,26 @@ static void plan_kblocks(sgemm_job *j) {
   j->kblock = true;
 }
 
+typedef struct sgemv_job {
+  int64_t N, K;
+  const float *Ap, *Bp;
+  float *C;
+  const nnp_epilogue *ep;
+} sgemv_job;
+
+static void sgemv_range(void *p, int64_t p0, int64_t p1) {
+  const sgemv_job *g = p;
+  nnp_sgemv_panels_avx512(g->N, g->K, g->Ap, g->Bp, g->C, g->ep, p0, p1);
+}
+
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
+  if (M == 1 && !generic && nnp_cpu_has_avx512f()) { /* a classifier at batch 1: stream B once */
+    sgemv_job g = {.N = N, .K = K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
+    nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
+    return;
+  }
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);

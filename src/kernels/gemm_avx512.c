@@ -15,6 +15,25 @@
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 #include "kernels/act_avx512.h"
 
+/* Row i of a tile, columns j0..j0+nr: the epilogue (bias, residual, activation) on the
+ * 16 sums, stored under a mask (the tile and the one-row GEMV). */
+static inline void store_row16(const nnp_epilogue *ep, __m512 v, float *c, int64_t i, int64_t j0, int nr) {
+  const __mmask16 m = (__mmask16)((1u << nr) - 1u);
+  if (ep && ep->act == NNP_ACT_SIGMOID) { /* scalar expf: through a buffer */
+    float t[16];
+    _mm512_storeu_ps(t, v);
+    for (int j = 0; j < nr; j++) c[j] = nnp_epilogue_apply(ep, i, j0 + j, t[j]);
+    return;
+  }
+  if (ep) {
+    if (ep->bias_kind == NNP_BIAS_ROW) v = _mm512_add_ps(v, _mm512_set1_ps(ep->bias[i]));
+    else if (ep->bias_kind == NNP_BIAS_COL) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->bias + j0));
+    if (ep->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->residual + i * ep->ld_res + j0));
+    v = nnp_act16(ep, v);
+  }
+  _mm512_mask_storeu_ps(c, m, v);
+}
+
 /* A panel with one column (7x7 planes: N = 49 = 3 x 16 + 1): the full tile spends 6 FMAs
  * per k on it, a quarter of the layer. Here the 6 rows are the vector, loaded from A's
  * k-major panel (masked: the last k's 8 lanes would read past the panel), times B(k)
@@ -88,24 +107,32 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
   c3 = _mm512_add_ps(c3, d3);
   c4 = _mm512_add_ps(c4, d4);
   c5 = _mm512_add_ps(c5, d5);
-  __m512 acc[6] = {c0, c1, c2, c3, c4, c5};
-  if (ep && ep->act == NNP_ACT_SIGMOID) { /* scalar expf: through a buffer */
-    float t[16];
-    for (int r = 0; r < mr; r++) {
-      _mm512_storeu_ps(t, acc[r]);
-      for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, t[j]);
+  const __m512 acc[6] = {c0, c1, c2, c3, c4, c5};
+  for (int r = 0; r < mr; r++) store_row16(ep, acc[r], c + r * ldc, i0 + r, j0, nr);
+}
+
+/* One row of C (M = 1: a fully connected layer at batch 1), column panels [p0, p1). The
+ * 6-row tile would spend six FMAs per loaded B vector on one real row and run one
+ * latency-bound chain; here each k is one FMA into one of four chains, and the packed
+ * panel (K x 16, contiguous) streams through once: the layer is memory-bound (1280 x
+ * 1000 floats, 5 MB, for EfficientNet-Lite0's and mobilenet_v2's classifier). */
+void nnp_sgemv_panels_avx512(int64_t N, int64_t K, const float *Ap, const float *Bp, float *c, const nnp_epilogue *ep,
+                             int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; p++) {
+    const float *b = Bp + p * NNP_SGEMM_NR * K;
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    int64_t k = 0;
+    for (; k + 4 <= K; k += 4) {
+      s0 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 0) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 0) * NNP_SGEMM_NR), s0);
+      s1 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 1) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 1) * NNP_SGEMM_NR), s1);
+      s2 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 2) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 2) * NNP_SGEMM_NR), s2);
+      s3 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 3) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 3) * NNP_SGEMM_NR), s3);
     }
-    return;
-  }
-  for (int r = 0; r < mr; r++) {
-    __m512 v = acc[r];
-    if (ep) {
-      if (ep->bias_kind == NNP_BIAS_ROW) v = _mm512_add_ps(v, _mm512_set1_ps(ep->bias[i0 + r]));
-      else if (ep->bias_kind == NNP_BIAS_COL) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->bias + j0));
-      if (ep->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->residual + (i0 + r) * ep->ld_res + j0));
-      v = nnp_act16(ep, v);
-    }
-    _mm512_mask_storeu_ps(c + r * ldc, m, v);
+    for (; k < K; k++)
+      s0 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s0);
+    const int64_t j0 = p * NNP_SGEMM_NR;
+    const int nr = (int)(N - j0 < NNP_SGEMM_NR ? N - j0 : NNP_SGEMM_NR);
+    store_row16(ep, _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)), c + j0, 0, j0, nr);
   }
 }
 #else
@@ -113,5 +140,13 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
 void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   nnp_sgemm_tile_avx2(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
+}
+void nnp_sgemv_panels_avx512(int64_t N, int64_t K, const float *Ap, const float *Bp, float *c, const nnp_epilogue *ep,
+                             int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; p++) {
+    const int64_t j0 = p * NNP_SGEMM_NR;
+    nnp_sgemm_tile_avx2(K, Ap, Bp + p * NNP_SGEMM_NR * K, NNP_SGEMM_NR, c + j0, 0, 1,
+                        (int)(N - j0 < NNP_SGEMM_NR ? N - j0 : NNP_SGEMM_NR), false, ep, 0, j0);
+  }
 }
 #endif

@@ -1,7 +1,7 @@
 /* Packed SGEMM: the fast tile (AVX-512 where present; AVX2 under NNP_CPU_FEATURES=avx2,
  * ctest's *_avx2 run) and the generic one against the reference GEMM (ops/gemm_ref.h),
  * over random odd shapes, transposed operands, every epilogue, thread counts 1..4, and
- * the single-thread block entry (nnp_sgemm_packed_block). */
+ * the single-thread block entry (nnp_sgemm_packed_block), and M = 1 (the AVX-512 GEMV). */
 #include <string.h>
 
 #include "kernel_test_util.h"
@@ -30,6 +30,11 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
     M = kt_int(30, 130);
     N = kt_int(30, 200);
     K = kt_int(100, 600);
+  }
+  if (trial % 10 == 3) { /* one row: the GEMV path of the AVX-512 build (a classifier at batch 1) */
+    M = 1;
+    N = kt_int(1, 300);
+    K = kt_int(1, 1300);
   }
   bool ta = kt_next() & 1, tb = kt_next() & 1;
   float *A = nnp_malloc((size_t)(M * K) * sizeof(float)), *B = nnp_malloc((size_t)(K * N) * sizeof(float));
