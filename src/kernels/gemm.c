@@ -130,22 +130,39 @@ static void plan_kblocks(sgemm_job *j) {
 }
 
 typedef struct sgemv_job {
-  int64_t N, K;
+  int64_t N, K, kc;
   const float *Ap, *Bp;
   float *C;
   const nnp_epilogue *ep;
 } sgemv_job;
 
+/* Column panels [p0, p1) of a one-row product; a one-column panel keeps the tile (its
+ * own 6x1 body, and its order of sums). */
 static void sgemv_range(void *p, int64_t p0, int64_t p1) {
   const sgemv_job *g = p;
-  nnp_sgemv_panels_avx512(g->N, g->K, g->Ap, g->Bp, g->C, g->ep, p0, p1);
+  for (int64_t jp = p0; jp < p1; jp++) {
+    const int64_t j0 = jp * NR;
+    const int nr = (int)(g->N - j0 < NR ? g->N - j0 : NR);
+    const float *bp = g->Bp + jp * NR * g->K;
+    if (nr > 1) {
+      nnp_sgemv_panel_avx512(g->K, g->kc, g->Ap, bp, g->C + j0, nr, g->ep, j0);
+      continue;
+    }
+    for (int64_t k0 = 0; k0 < g->K; k0 += g->kc) {
+      const int64_t kn = g->K - k0 < g->kc ? g->K - k0 : g->kc;
+      nnp_sgemm_tile_avx512(kn, g->Ap + k0 * MR, bp + k0 * NR, NR, g->C + j0, 0, 1, 1, k0 > 0,
+                            k0 + kn == g->K ? g->ep : NULL, 0, j0);
+    }
+  }
 }
 
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
   if (M == 1 && !generic && nnp_cpu_has_avx512f()) { /* a classifier at batch 1: stream B once */
-    sgemv_job g = {.N = N, .K = K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
+    sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
+    plan_kblocks(&j);
+    sgemv_job g = {.N = N, .K = K, .kc = j.kblock ? j.kc : K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
     nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
     return;
   }

@@ -111,29 +111,29 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
   for (int r = 0; r < mr; r++) store_row16(ep, acc[r], c + r * ldc, i0 + r, j0, nr);
 }
 
-/* One row of C (M = 1: a fully connected layer at batch 1), column panels [p0, p1). The
- * 6-row tile would spend six FMAs per loaded B vector on one real row and run one
- * latency-bound chain; here each k is one FMA into one of four chains, and the packed
- * panel (K x 16, contiguous) streams through once: the layer is memory-bound (1280 x
- * 1000 floats, 5 MB, for EfficientNet-Lite0's and mobilenet_v2's classifier). */
-void nnp_sgemv_panels_avx512(int64_t N, int64_t K, const float *Ap, const float *Bp, float *c, const nnp_epilogue *ep,
-                             int64_t p0, int64_t p1) {
-  for (int64_t p = p0; p < p1; p++) {
-    const float *b = Bp + p * NNP_SGEMM_NR * K;
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    int64_t k = 0;
-    for (; k + 4 <= K; k += 4) {
-      s0 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 0) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 0) * NNP_SGEMM_NR), s0);
-      s1 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 1) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 1) * NNP_SGEMM_NR), s1);
-      s2 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 2) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 2) * NNP_SGEMM_NR), s2);
-      s3 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 3) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 3) * NNP_SGEMM_NR), s3);
+/* One row of C (M = 1: a fully connected layer at batch 1), one column panel (nr > 1
+ * columns from j0): the 6-row tile would spend six FMAs per loaded B vector on one real
+ * row; here each k is one FMA and the packed panel streams through once (the layer is
+ * memory-bound: EfficientNet-Lite0's and mobilenet_v2's classifier is 1280 x 1000
+ * floats, 5 MB). The sums follow the tile's order exactly (per K block of kc: even k in
+ * one chain that starts from the earlier blocks' sum, odd k in another, added at the
+ * block's end), so an image gives the same bits at batch 1 as inside a batch (batch
+ * lanes, tests/unit/test_batch_lanes.c). */
+void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int nr,
+                            const nnp_epilogue *ep, int64_t j0) {
+  __m512 sum = _mm512_setzero_ps();
+  for (int64_t k0 = 0; k0 < K; k0 += kc) {
+    const int64_t k1 = K - k0 < kc ? K : k0 + kc;
+    __m512 s = sum, d = _mm512_setzero_ps();
+    int64_t k = k0;
+    for (; k + 2 <= k1; k += 2) {
+      s = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s);
+      d = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 1) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 1) * NNP_SGEMM_NR), d);
     }
-    for (; k < K; k++)
-      s0 = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s0);
-    const int64_t j0 = p * NNP_SGEMM_NR;
-    const int nr = (int)(N - j0 < NNP_SGEMM_NR ? N - j0 : NNP_SGEMM_NR);
-    store_row16(ep, _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)), c + j0, 0, j0, nr);
+    if (k < k1) s = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s);
+    sum = _mm512_add_ps(s, d);
   }
+  store_row16(ep, sum, c, 0, j0, nr);
 }
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
@@ -141,12 +141,9 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   nnp_sgemm_tile_avx2(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
 }
-void nnp_sgemv_panels_avx512(int64_t N, int64_t K, const float *Ap, const float *Bp, float *c, const nnp_epilogue *ep,
-                             int64_t p0, int64_t p1) {
-  for (int64_t p = p0; p < p1; p++) {
-    const int64_t j0 = p * NNP_SGEMM_NR;
-    nnp_sgemm_tile_avx2(K, Ap, Bp + p * NNP_SGEMM_NR * K, NNP_SGEMM_NR, c + j0, 0, 1,
-                        (int)(N - j0 < NNP_SGEMM_NR ? N - j0 : NNP_SGEMM_NR), false, ep, 0, j0);
-  }
+void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int nr,
+                            const nnp_epilogue *ep, int64_t j0) {
+  (void)kc;
+  nnp_sgemm_tile_avx2(K, Ap, b, NNP_SGEMM_NR, c, 0, 1, nr, false, ep, 0, j0);
 }
 #endif

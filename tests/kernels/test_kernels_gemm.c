@@ -66,6 +66,24 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       memset(got, 0xff, (size_t)(M * N) * sizeof(float)); /* NaN: every element must be written */
       nnp_sgemm_packed_ex(M, N, K, ap, bp, got, N, &ep, pools[t], generic);
       double err = kt_max_err(got, want, M * N);
+      if (M == 1) {
+        /* the one-row (GEMV) path gives the bits the tile gives that row inside a taller
+         * product (the row twice, its bias and residual too): an image's result must not
+         * depend on its batch */
+        float *a2 = nnp_malloc((size_t)(2 * K) * sizeof(float)), *c2 = nnp_malloc((size_t)(2 * N) * sizeof(float));
+        float *r2 = nnp_malloc((size_t)(2 * N) * sizeof(float)), b2[2] = {bias_r[0], bias_r[0]};
+        float *ap2 = nnp_aligned_alloc(nnp_sgemm_packed_a_floats(2, K) * sizeof(float));
+        for (int64_t k = 0; k < K; k++) a2[k] = a2[K + k] = A[k * sak];
+        for (int64_t n = 0; n < N; n++) r2[n] = r2[N + n] = res[n];
+        nnp_epilogue ep2 = ep;
+        if (ep.bias_kind == NNP_BIAS_ROW) ep2.bias = b2;
+        if (ep.residual) ep2.residual = r2;
+        nnp_sgemm_pack_a(2, K, a2, K, 1, ap2);
+        nnp_sgemm_packed_ex(2, N, K, ap2, bp, c2, N, &ep2, pools[t], generic);
+        CHECK_MSG(!memcmp(c2, got, (size_t)N * sizeof(float)), "trial %d N=%lld K=%lld %s: M = 1 differs from the tile",
+                  trial, (long long)N, (long long)K, generic ? "generic" : "fast");
+        nnp_free(a2), nnp_free(c2), nnp_free(r2), nnp_aligned_free(ap2);
+      }
       CHECK_MSG(err < 1e-4, "trial %d M=%lld N=%lld K=%lld ta=%d tb=%d act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ta, tb, ep.act, bk, ep.residual != NULL,
                 generic ? "generic" : "fast", t + 1, err);
