@@ -96,7 +96,8 @@ void nnp_accuracy_compare(const nnp_tensor *got, const nnp_tensor *ref, int n, c
     for (int64_t i = 0; i < ne; i++) {
       double x = nnp_tensor_get_f64(a, i), y = nnp_tensor_get_f64(b, i);
       double d = fabs(x - y);
-      if (!(d <= err)) err = d; /* NaN propagates as the worst error */
+      /* NaN propagates as the worst error, and stays: a later d would compare false with it */
+      if (!(d <= err) && err == err) err = d;
       if (fabs(y) > scale) scale = fabs(y);
       dot += x * y;
       na += x * x;
@@ -104,8 +105,8 @@ void nnp_accuracy_compare(const nnp_tensor *got, const nnp_tensor *ref, int n, c
     }
     double rel = scale > 0 ? err / scale : err;
     double cos = (na > 0 && nb > 0) ? dot / (sqrt(na) * sqrt(nb)) : (na == nb ? 1 : 0);
-    if (!(err <= acc->max_abs)) acc->max_abs = err;
-    if (!(rel <= acc->max_rel)) acc->max_rel = rel;
+    if (!(err <= acc->max_abs) && acc->max_abs == acc->max_abs) acc->max_abs = err;
+    if (!(rel <= acc->max_rel) && acc->max_rel == acc->max_rel) acc->max_rel = rel;
     if (cos < min_cos || cos != cos) min_cos = cos;
     if (!(rel <= crit->rtol)) acc->within_tol = false; /* NaN fails */
     if (k == 0 && b->rank == 2 && b->dims[1] >= 5 && nnp_dtype_size(b->dtype) && b->dtype != NNP_BOOL) {

@@ -631,7 +631,7 @@ int nnp_cmd_bench(int argc, char **argv) {
                 nnp_accuracy last;
                 nnp_accuracy_compare(row->last_outputs, ref->first_outputs, ref->n_outputs, &crit, &last);
                 nnp_accuracy first = row->acc;
-                if (!(last.max_rel <= first.max_rel)) row->acc = last;
+                if (!(last.max_rel <= first.max_rel) && first.max_rel == first.max_rel) row->acc = last;
                 /* the lower of both for the measures within_tol also judges (NaN stays) */
                 row->acc.cosine = lower(first.cosine, last.cosine);
                 row->acc.top1 = lower(first.top1, last.top1);

@@ -146,6 +146,13 @@ static void test_fp_unchanged(void) {
   nnp_tensor_set_f64(&got, 10, nnp_tensor_get_f64(&ref, 10) + 4 * 1.1e-2);
   a = compare(&got, &ref, NNP_FP16);
   CHECK(!a.within_tol);
+  /* a NaN output element fails fp32 too, wherever it is: max_rel is NaN, not the largest
+   * finite error after it */
+  copy(&got, &ref);
+  nnp_tensor_set_f64(&got, 7, NAN);
+  a = compare(&got, &ref, NNP_FP32);
+  CHECK(!a.within_tol);
+  CHECK(isnan(a.max_rel) && isnan(a.max_abs));
   /* identical outputs: within for every precision */
   copy(&got, &ref);
   for (int p = NNP_FP32; p <= NNP_MIXED; p++) CHECK(compare(&got, &ref, (nnp_precision)p).within_tol);
