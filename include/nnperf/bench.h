@@ -21,8 +21,9 @@ extern "C" {
 
 #define NNP_RESULT_SCHEMA_VERSION 1
 /* Additions within version 1 (docs/result-schema.md): 1 the load and coldstart
- * documents, 2 "kind", those sections in the common document, latency reservoirs. */
-#define NNP_RESULT_SCHEMA_MINOR 2
+ * documents, 2 "kind", those sections in the common document, latency reservoirs,
+ * 3 accuracy.criterion (int8/mixed rows' within_tol judged by cosine and top-1). */
+#define NNP_RESULT_SCHEMA_MINOR 3
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
