@@ -21,8 +21,9 @@ extern "C" {
 
 #define NNP_RESULT_SCHEMA_VERSION 1
 /* Additions within version 1 (docs/result-schema.md): 1 the load and coldstart
- * documents, 2 "kind", those sections in the common document, latency reservoirs. */
-#define NNP_RESULT_SCHEMA_MINOR 2
+ * documents, 2 "kind", those sections in the common document, latency reservoirs,
+ * 3 accuracy.criterion (int8/mixed rows' within_tol judged by cosine and top-1). */
+#define NNP_RESULT_SCHEMA_MINOR 3
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
@@ -60,7 +61,10 @@ typedef struct nnp_accuracy {
   char reference[64];    /* label of the reference row */
   double max_abs, max_rel, cosine;
   double top1, top5;     /* agreement fractions over batch rows; < 0 when not a classifier */
-  bool within_tol;
+  bool within_tol;       /* the criterion below holds */
+  char criterion[64];    /* what within_tol judged, in words (src/bench/accuracy.h): e.g.
+                          * "max_rel <= 1e-04" (fp32) or "cosine >= 0.99, ..." (int8);
+                          * empty in results of nnperf before it (max_rel per precision) */
 } nnp_accuracy;
 
 typedef struct nnp_bench_row {
@@ -127,7 +131,9 @@ typedef struct nnp_bench_result {
   nnp_env env;
   nnp_loop_spec loop;
   uint64_t seed;
-  double accuracy_rtol;  /* tolerance for within_tol (max_rel, scaled to the output range) */
+  double accuracy_rtol;  /* max_rel tolerance of within_tol when the run measures one precision
+                          * judged by max_rel (fp32, fp16); -1 otherwise: several precisions,
+                          * or int8/mixed, judged by cosine (each row's acc.criterion) */
   char baseline[96];     /* label of the row speeds are relative to */
   bool allow_mixed;      /* rank rows that differ in precision or threads */
   bool noisy;            /* CV or machine load high: results flagged */

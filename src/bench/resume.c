@@ -49,7 +49,8 @@ nnp_status nnp_resume_check_run(const nnp_bench_result *loaded, const nnp_bench_
       !same_num(a->warmup_max_time_s, b->warmup_max_time_s))
     DIFF_("warm-up rule", "%s", "other", "this")
   if (!same_num(loaded->accuracy_rtol, now->accuracy_rtol))
-    DIFF_("accuracy tolerance (--precision list)", "%g", loaded->accuracy_rtol, now->accuracy_rtol)
+    DIFF_("accuracy tolerance (--precision list, or an nnperf that judged int8 by max_rel)", "%g",
+          loaded->accuracy_rtol, now->accuracy_rtol)
 #undef DIFF_
   if (what)
     return nnp_error(NNP_ERR_INVALID, "--resume %s: %s was %s there but is %s now: resume with the same options", path,

@@ -41,7 +41,8 @@ static const char advise_help[] =
     "  --p99 TIME             P99 latency target, e.g. 10ms, 500us, 0.2s (a bare number is ms)\n"
     "  --max-mem SIZE         peak memory of the worker process, e.g. 512M, 2G (default: none)\n"
     "  --accuracy-tol TOL     max relative output error vs native fp32, e.g. 1% or 0.01\n"
-    "                         (default 1%)\n\n"
+    "                         (default 1%); int8 rows must also be within bench's int8\n"
+    "                         tolerance (output cosine >= 0.99, top-1 over 10+ rows >= 90%)\n\n"
     "configuration:\n"
     "  --threads N            intra-op threads (default: all allowed CPUs, as bench)\n"
     "  --batch N              batch size (default 1)\n"
@@ -282,6 +283,11 @@ static candidate *add_candidate(advise_ctx *c, int step, const nnp_bench_row *ro
   if (is_ref) k->max_rel = 0;
   else if (row->acc.compared) k->max_rel = row->acc.max_rel;
   k->accuracy_ok = !isnan(k->max_rel) && k->max_rel <= c->tol;
+  /* int8 and mixed rows must also be within bench's own tolerance, which judges them by
+   * output cosine and top-1 (src/bench/accuracy.h): advise never recommends a row that bench
+   * marks FAIL tol. --accuracy-tol stays the user's max_rel bound for every row. */
+  int quant_fail = !is_ref && row->acc.compared && row->precision >= NNP_INT8 && !row->acc.within_tol;
+  if (quant_fail) k->accuracy_ok = 0;
   if (k->p99_s > c->p99_s)
     appendf(k->why, sizeof k->why, "%sP99 %.3f ms > %.3f ms", k->why[0] ? "; " : "", k->p99_s * 1e3, c->p99_s * 1e3);
   if (c->max_mem > 0 && k->mem_bytes > c->max_mem)
@@ -289,9 +295,14 @@ static candidate *add_candidate(advise_ctx *c, int step, const nnp_bench_row *ro
             c->max_mem / 1048576.0);
   if (isnan(k->max_rel))
     appendf(k->why, sizeof k->why, "%saccuracy not checked (no native fp32 reference outputs)", k->why[0] ? "; " : "");
-  else if (!k->accuracy_ok)
+  else if (!(k->max_rel <= c->tol))
     appendf(k->why, sizeof k->why, "%saccuracy: max rel error %.3g > tolerance %.3g", k->why[0] ? "; " : "",
             k->max_rel, c->tol);
+  if (quant_fail) {
+    appendf(k->why, sizeof k->why, "%saccuracy: cosine %.5f", k->why[0] ? "; " : "", row->acc.cosine);
+    if (row->acc.top1 >= 0) appendf(k->why, sizeof k->why, ", top-1 %.0f%%", row->acc.top1 * 100);
+    appendf(k->why, sizeof k->why, " outside bench's int8 tolerance (%s)", row->acc.criterion);
+  }
   k->meets = !k->why[0];
   return k;
 }

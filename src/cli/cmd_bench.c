@@ -1,6 +1,7 @@
 /* nnperf bench: every backend x configuration, one methodology, one table. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@
 
 #define DEFAULT_MODEL "zoo:mobilenet_v2"
 #define MAX_LIST 16
+
+/* The lower of a and b, NaN if either is (a NaN cosine is the worst agreement). */
+static double lower(double a, double b) { return a != a || b != b ? NAN : a < b ? a : b; }
 
 static const char bench_help[] =
     "usage: nnperf bench [MODEL] [options]\n\n"
@@ -415,8 +419,14 @@ int nnp_cmd_bench(int argc, char **argv) {
   nnp_env_capture(&res.env);
   res.loop = loop;
   res.seed = (uint64_t)seed;
-  /* one tolerance when one precision is measured; otherwise each row's precision sets it */
-  res.accuracy_rtol = n_prec == 1 ? nnp_accuracy_default_rtol(precisions[0]) : -1;
+  /* one max_rel tolerance when one precision judged by max_rel is measured; otherwise each
+   * row's precision sets its criterion (int8/mixed: cosine, no max_rel bound) */
+  if (n_prec == 1) {
+    nnp_accuracy_criterion only = nnp_accuracy_default_criterion(precisions[0]);
+    res.accuracy_rtol = isfinite(only.rtol) ? only.rtol : -1;
+  } else {
+    res.accuracy_rtol = -1;
+  }
   snprintf(res.baseline, sizeof res.baseline, "%s", baseline);
   res.allow_mixed = allow_mixed;
   int total_rows = n_backends * n_prec * n_batch * n_threads;
@@ -613,18 +623,19 @@ int nnp_cmd_bench(int argc, char **argv) {
           if (ref->status == NNP_ROW_OK && !strcmp(ref->backend, "native") && ref->precision == NNP_FP32 &&
               ref->batch == row->batch && !strcmp(ref->scenario, row->scenario) && ref->n_outputs) {
             if (row->status == NNP_ROW_OK && row->n_outputs == ref->n_outputs) {
-              double rtol = nnp_accuracy_default_rtol(row->precision);
-              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs, rtol, &row->acc);
+              nnp_accuracy_criterion crit = nnp_accuracy_default_criterion(row->precision);
+              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs, &crit, &row->acc);
               /* static shapes: the last inference saw the same inputs, so it must agree as
                * well (a backend whose results drift over iterations fails here) */
               if (!dynamic_shape) {
                 nnp_accuracy last;
-                nnp_accuracy_compare(row->last_outputs, ref->first_outputs, ref->n_outputs, rtol, &last);
-                if (!(last.max_rel <= row->acc.max_rel)) {
-                  last.top1 = row->acc.top1 < last.top1 ? row->acc.top1 : last.top1;
-                  last.top5 = row->acc.top5 < last.top5 ? row->acc.top5 : last.top5;
-                  row->acc = last;
-                }
+                nnp_accuracy_compare(row->last_outputs, ref->first_outputs, ref->n_outputs, &crit, &last);
+                nnp_accuracy first = row->acc;
+                if (!(last.max_rel <= first.max_rel) && first.max_rel == first.max_rel) row->acc = last;
+                /* the lower of both for the measures within_tol also judges (NaN stays) */
+                row->acc.cosine = lower(first.cosine, last.cosine);
+                row->acc.top1 = lower(first.top1, last.top1);
+                row->acc.top5 = lower(first.top5, last.top5);
                 row->acc.within_tol = row->acc.within_tol && last.within_tol;
               }
               snprintf(row->acc.reference, sizeof row->acc.reference, "%s", ref->label);
@@ -640,8 +651,8 @@ int nnp_cmd_bench(int argc, char **argv) {
             if (ref->status == NNP_ROW_OK && !strcmp(ref->backend, "native") && ref->precision == NNP_INT8 &&
                 ref->batch == row->batch && !strcmp(ref->scenario, row->scenario) && ref->n_outputs &&
                 ref->n_outputs == row->n_outputs) {
-              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs,
-                                   nnp_accuracy_default_rtol(NNP_INT8), &row->int8_agree);
+              nnp_accuracy_criterion crit = nnp_accuracy_default_criterion(NNP_INT8);
+              nnp_accuracy_compare(row->first_outputs, ref->first_outputs, ref->n_outputs, &crit, &row->int8_agree);
               snprintf(row->int8_agree.reference, sizeof row->int8_agree.reference, "%s", ref->label);
               break;
             }

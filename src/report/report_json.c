@@ -95,6 +95,9 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   fputs(", \"within_tol\": ", f);
   if (a->compared) json_bool(f, a->within_tol);
   else fputs("null", f);
+  fputs(", \"criterion\": ", f); /* what within_tol judged: precisions differ */
+  if (a->compared) JSON_STR(f, a->criterion);
+  else fputs("null", f);
   fputc('}', f);
 }
 

@@ -205,11 +205,13 @@ static void ratio_cell(const table *t, int i, char *buf, size_t n) {
   }
   char diff[64];
   differs(t, w, diff, sizeof diff);
+  /* a speed-up of a row outside its accuracy tolerance is no speed-up: marked */
+  const char *acc = w->acc.compared && !w->acc.within_tol ? " [acc FAIL]" : "";
   if (!strcmp(diff, "precision")) { /* e.g. int8: the speed-up over the backend's own row */
     const nnp_bench_row *own = own_row(t, w);
     if (own && own->stats.p50 > 0.0 && w->stats.p50 > 0.0) {
-      snprintf(buf, n, "%s%.2fx vs own %s", cis_overlap(&own->stats, &w->stats) ? "~" : "",
-               own->stats.p50 / w->stats.p50, nnp_precision_name(own->precision));
+      snprintf(buf, n, "%s%.2fx vs own %s%s", cis_overlap(&own->stats, &w->stats) ? "~" : "",
+               own->stats.p50 / w->stats.p50, nnp_precision_name(own->precision), acc);
       return;
     }
   }
@@ -224,7 +226,6 @@ static void ratio_cell(const table *t, int i, char *buf, size_t n) {
   }
   double ratio = bs->p50 / ws->p50;
   const char *approx = cis_overlap(bs, ws) ? "~" : "";
-  const char *acc = w->acc.compared && !w->acc.within_tol ? " [acc FAIL]" : "";
   if (ratio >= 0.995 && ratio < 1.005) snprintf(buf, n, "%s1.00x%s", approx, acc);
   else if (ratio >= 1.0) snprintf(buf, n, "%s%.2fx faster%s", approx, ratio, acc);
   else snprintf(buf, n, "%s%.2fx slower%s", approx, 1.0 / ratio, acc);
@@ -389,6 +390,51 @@ static bool m_unstable(const nnp_bench_row *w) {
 }
 static bool m_failtol(const nnp_bench_row *w) {
   return w->status == NNP_ROW_OK && w->acc.compared && !w->acc.within_tol;
+}
+
+/* "; within tolerance: fp32 max_rel <= 1e-04; int8 cosine >= 0.99, ..." from the compared
+ * rows' criteria, one entry per precision. Results of nnperf before per-row criteria name
+ * none: theirs was max_rel for every precision (accuracy_rtol, or per precision). */
+static void print_criteria(FILE *f, const nnp_bench_result *r) {
+  bool any = false, old = false, cos = false;
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    if (!w->acc.compared) continue;
+    cos |= strstr(w->acc.criterion, "cosine") != NULL;
+    if (!w->acc.criterion[0]) {
+      old = true;
+      continue;
+    }
+    bool seen = false; /* this precision listed already */
+    for (int j = 0; j < i && !seen; j++)
+      seen = r->rows[j].acc.compared && r->rows[j].acc.criterion[0] && r->rows[j].precision == w->precision;
+    if (seen) continue;
+    char crit[CELL];
+    one_line(crit, sizeof crit, w->acc.criterion, sizeof w->acc.criterion, 80);
+    fprintf(f, "%s%s %s", any ? "; " : "; within tolerance: ", nnp_precision_name(w->precision), crit);
+    any = true;
+  }
+  if (cos) /* why int8 rows may show a larger max_rel than fp32's bound and still pass */
+    fputs(" (int8/mixed: quantization noise in its worst element exceeds a max_rel bound in a correct model)", f);
+  if (old) { /* the whole run, or its --resume'd rows, from an nnperf before criteria */
+    if (r->accuracy_rtol > 0) fprintf(f, "%stolerance %.1e", any ? "; otherwise " : "; ", r->accuracy_rtol);
+    else fprintf(f, "%stolerance per precision (fp32 1e-4, fp16 1e-2, int8/mixed 5e-2)", any ? "; otherwise " : "; ");
+  }
+}
+
+/* Rows judged by cosine: the value judged, beside the max_rel of the accuracy column. */
+static void print_cosines(FILE *f, const nnp_bench_result *r) {
+  bool any = false;
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    if (w->status != NNP_ROW_OK || !w->acc.compared || !strstr(w->acc.criterion, "cosine")) continue;
+    char label[96];
+    one_line(label, sizeof label, w->label, sizeof w->label, 60);
+    fprintf(f, "%s'%s' %.5f", any ? "; " : "  cosine vs ref: ", label, w->acc.cosine);
+    if (w->acc.top1 >= 0) fprintf(f, " (top-1 %.0f%%)", w->acc.top1 * 100);
+    any = true;
+  }
+  if (any) fputs(".\n", f);
 }
 
 static void print_env(FILE *f, const nnp_env *e) {
@@ -559,14 +605,14 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
       fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and scenario",
             f);
     }
-    if (r->accuracy_rtol > 0) fprintf(f, "; tolerance %.1e", r->accuracy_rtol);
-    else fputs("; tolerance per precision (fp32 1e-4, fp16 1e-2, int8/mixed 5e-2)", f);
+    print_criteria(f, r);
     if (failtol) {
       fputs("; FAIL tol, outside it: ", f);
       list_rows(f, r, m_failtol);
     }
     fputs(".\n", f);
   }
+  if (compared) print_cosines(f, r);
   for (int i = 0; i < n_rows; i++) { /* --int8-model: other backends vs nnperf's int8 outputs */
     const nnp_bench_row *w = &r->rows[i];
     if (w->status != NNP_ROW_OK || !w->int8_agree.compared) continue;

@@ -55,6 +55,26 @@ for b in sys.argv[2].split(","):
     assert agree["compared"] and agree["reference"] == "native int8 t1 b1", agree
     assert agree["top1"] == 1.0 and agree["cosine"] > 0.999, agree
 PY
+# the accuracy criterion per precision: fp32 rows by max_rel, int8 rows by output cosine
+# (their max_rel is reported, not judged), named in the JSON and the table notes
+$py - "$work/b.json" <<'PY' && ok "JSON: int8 rows judged by cosine, fp32 rows by max_rel" || bad "JSON accuracy criterion"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_minor"] >= 3 and d["accuracy_rtol"] == -1, (d["schema_minor"], d["accuracy_rtol"])
+for r in d["rows"]:
+    a = r["accuracy"]
+    if not a["compared"]:
+        assert a["criterion"] is None, a
+        continue
+    if r["precision"] == "fp32":
+        assert a["criterion"] == "max_rel <= 1e-04" and a["within_tol"] == (a["max_rel"] <= 1e-4), a
+    else:
+        assert a["criterion"] == "cosine >= 0.99, top-1 >= 90% over 10+ rows", a
+        assert a["within_tol"] == (a["cosine"] >= 0.99) and a["within_tol"], a  # batch 1: top-1 not judged
+PY
+grep -q "within tolerance: fp32 max_rel <= 1e-04; int8 cosine >= 0.99, top-1 >= 90% over 10+ rows" "$work/b.txt" \
+  && grep -qE "^  cosine vs ref: 'native int8 t1 b1' [01]\.[0-9]{5}" "$work/b.txt" \
+  && ok "table notes: criterion per precision, int8 cosines" || { bad "table notes: criterion"; cat "$work/b.txt"; }
 if [ "$backends" != native ]; then
   grep -q "int8 agreement '.* int8 t1 b1' vs 'native int8 t1 b1' (same QDQ model): top-1 100%" "$work/b.txt" \
     && ok "table notes: int8 agreement" || { bad "table notes"; cat "$work/b.txt"; }

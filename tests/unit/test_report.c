@@ -412,8 +412,51 @@ static void test_json_csv(void) {
   rmdir(dir);
 }
 
+/* Rows that carry their criterion (bench since schema_minor 3): the notes name the
+ * criterion per precision instead of the old max_rel list, and the cosine of each row
+ * judged by it; an int8 row beyond fp32's max_rel but within its cosine is no FAIL. */
+static void test_criteria_notes(void) {
+  nnp_bench_result r;
+  build(&r);
+  r.accuracy_rtol = -1; /* fp32 and int8 */
+  set_str(r.rows[1].acc.criterion, sizeof r.rows[1].acc.criterion, "max_rel <= 1e-04");
+  set_str(r.rows[4].acc.criterion, sizeof r.rows[4].acc.criterion, "max_rel <= 1e-04");
+  nnp_bench_row *q = &r.rows[3];
+  set_str(q->label, sizeof q->label, "native int8 t1 b1");
+  q->precision = NNP_INT8;
+  q->acc.max_rel = 0.095;
+  q->acc.cosine = 0.99931;
+  q->acc.within_tol = true;
+  set_str(q->acc.criterion, sizeof q->acc.criterion, "cosine >= 0.99, top-1 >= 90% over 10+ rows");
+  char *t = table_text(&r);
+  char line[1024];
+  printf("%s\n", t ? t : "(null)");
+  CHECK(line_with(t, "  accuracy: ", line, sizeof line) &&
+        strstr(line, "; within tolerance: fp32 max_rel <= 1e-04; int8 cosine >= 0.99, top-1 >= 90% over 10+ rows") &&
+        !strstr(line, "5e-2") && !strstr(line, "FAIL tol"));
+  CHECK(line_with(t, "native int8 t1 b1  ", line, sizeof line) && strstr(line, "9.5e-02") && !strstr(line, "FAIL"));
+  CHECK(line_with(t, "  cosine vs ref: ", line, sizeof line) && strstr(line, "'native int8 t1 b1' 0.99931 (top-1 100%)") &&
+        !strstr(line, "fp32"));
+  free(t);
+  /* below its cosine: FAIL tol, listed */
+  q->acc.cosine = 0.95;
+  q->acc.within_tol = false;
+  t = table_text(&r);
+  CHECK(line_with(t, "native int8 t1 b1  ", line, sizeof line) && strstr(line, "FAIL tol") && strstr(line, "[acc FAIL]"));
+  CHECK(line_with(t, "  accuracy: ", line, sizeof line) && strstr(line, "FAIL tol, outside it: 'native int8 t1 b1'"));
+  free(t);
+  /* rows of an older result (no criterion) beside new ones: the old rule is named for them */
+  r.rows[4].acc.criterion[0] = 0;
+  t = table_text(&r);
+  CHECK(line_with(t, "  accuracy: ", line, sizeof line) &&
+        strstr(line, "; otherwise tolerance per precision (fp32 1e-4, fp16 1e-2, int8/mixed 5e-2)"));
+  free(t);
+  nnp_bench_result_free(&r);
+}
+
 int main(void) {
   test_table();
+  test_criteria_notes();
   test_json_csv();
   TEST_MAIN_END();
 }

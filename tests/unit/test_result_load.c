@@ -52,6 +52,7 @@ static void make_row(nnp_bench_row *w, const char *label, nnp_row_status st, int
   w->acc.max_rel = 2e-7;
   w->acc.cosine = 1;
   w->acc.within_tol = true;
+  set_str(w->acc.criterion, sizeof w->acc.criterion, "max_rel <= 1e-04");
 }
 
 static char *to_json(const nnp_bench_result *r, size_t *len) {
@@ -93,6 +94,7 @@ static void test_round_trip(void) {
     CHECK(back.rows[1].first_s < 0 && back.rows[1].stats.n == 0);
     CHECK(!strcmp(back.rows[1].reason, r.rows[1].reason));
     CHECK(back.seed == r.seed && back.noisy);
+    CHECK(!strcmp(back.rows[0].acc.criterion, "max_rel <= 1e-04")); /* what within_tol judged */
     CHECK(!strcmp(back.env.timestamp, r.env.timestamp));
     char *j2 = to_json(&back, &n2);
     CHECK_MSG(n1 == n2 && !memcmp(j1, j2, n1), "written again, the JSON differs (%zu vs %zu bytes)", n1, n2);
@@ -224,7 +226,7 @@ static void test_load_round_trip(void) {
   l->startup[1] = (nnp_load_startup){0.011, -1, 0.004, 0.06};
   size_t n1 = 0, n2 = 0;
   char *j1 = to_json(&r, &n1);
-  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 2") != NULL);
+  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 3") != NULL);
   nnp_bench_result back;
   CHECK_OK(nnp_result_load_buffer(j1, n1, "mem", &back));
   CHECK(back.load != NULL && back.coldstart == NULL && back.n_rows == 1);
@@ -319,6 +321,17 @@ static void test_older_documents(void) {
     CHECK(!strcmp(r.load->backend_options, "mode=none,sleep_ms=5"));
   }
   nnp_bench_result_free(&r);
+  /* an int8 row judged before per-row criteria (max_rel <= 5e-2): no criterion, loaded
+   * empty so that tables say the old rule, and its within_tol kept as written */
+  const char *v12 = HEAD "\"schema_minor\": 2, \"accuracy_rtol\": -1, \"rows\": [{\"status\": \"ok\", "
+                    "\"precision\": \"int8\", \"accuracy\": {\"compared\": true, \"reference\": \"native fp32 t1 b1\", "
+                    "\"max_abs\": 0.4, \"max_rel\": 0.095, \"cosine\": 0.9993, \"top1\": 1, \"top5\": 1, "
+                    "\"within_tol\": false}}]}";
+  CHECK_OK(nnp_result_load_buffer(v12, strlen(v12), "v12", &r));
+  CHECK(r.n_rows == 1 && r.rows[0].acc.compared && !r.rows[0].acc.within_tol && r.rows[0].acc.criterion[0] == 0);
+  nnp_bench_result_free(&r);
+  expect_error(HEAD "\"rows\": [{\"status\": \"ok\", \"accuracy\": {\"criterion\": 1}}]}",
+               "rows[0].accuracy.criterion: expected a string");
   /* malformed sections name their field */
   expect_error(HEAD "\"kind\": \"serve\", \"rows\": []}", "kind: unknown kind");
   expect_error(HEAD "\"kind\": \"load\", \"rows\": []}", "load: missing");
