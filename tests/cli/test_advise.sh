@@ -82,6 +82,32 @@ rc=$?
 grep -q '^reproduce: nnperf quantize zoo:tiny --calib CALIB_DIR -o model-int8.onnx && nnperf bench' "$work/acc2.txt" \
   && ok "INT8 reproduce command quantizes first" || bad "INT8 reproduce command"
 
+# 3b. without --accuracy-tol, int8 rows are judged by bench's int8 tolerance (cosine, top-1),
+#     not by the 1% max_rel default: mobilenet_v2's INT8 rows are off by ~3% in their worst
+#     element and pass; the same 1% given explicitly bounds them and rejects them
+"$nnperf" advise zoo:mobilenet_v2 --steps 5 --p99 100s "${quick[@]}" --json "$work/mb.json" > "$work/mb.txt" 2> "$work/mb.err"
+rc=$?
+$py - "$work/mb.json" <<'PY' && [ $rc -eq 0 ] && ok "default tolerance: int8 rows judged by bench's int8 criterion" \
+  || { bad "default tolerance int8 (exit $rc)"; cat "$work/mb.err" "$work/mb.txt"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["targets"]["accuracy_tol_bounds_int8"] is False, j["targets"]
+rows = [r for r in j["steps"][4]["rows"] if r["status"] == "ok"]
+assert any(r["max_rel"] > 0.01 for r in rows), rows  # else this case tests nothing
+for r in rows:
+    assert r["accuracy_ok"] and "max rel" not in r["why_not"], r
+PY
+"$nnperf" advise zoo:mobilenet_v2 --steps 5 --p99 100s --accuracy-tol 1% "${quick[@]}" --json "$work/mb1.json" \
+  > "$work/mb1.txt" 2> "$work/mb1.err"
+$py - "$work/mb1.json" <<'PY' && ok "--accuracy-tol 1% given: it bounds int8 rows too" || bad "explicit 1% int8"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["targets"]["accuracy_tol_bounds_int8"] is True, j["targets"]
+for r in j["steps"][4]["rows"]:
+    if r["status"] == "ok" and r["max_rel"] > 0.01:
+        assert not r["accuracy_ok"] and "max rel error" in r["why_not"], r
+PY
+
 # 4. bench --int8-model (what step 5 runs): the int8 rows run the QDQ file, are labelled int8,
 #    and are compared with the fp32 model's native row, not with a QDQ row
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || bad "zoo tiny"
