@@ -140,12 +140,14 @@ typedef struct sgemv_job {
  * own 6x1 body, and its order of sums). */
 static void sgemv_range(void *p, int64_t p0, int64_t p1) {
   const sgemv_job *g = p;
-  for (int64_t jp = p0; jp < p1; jp++) {
+  for (int64_t jp = p0; jp < p1;) {
     const int64_t j0 = jp * NR;
-    const int nr = (int)(g->N - j0 < NR ? g->N - j0 : NR);
     const float *bp = g->Bp + jp * NR * g->K;
-    if (nr > 1) {
-      nnp_sgemv_panel_avx512(g->K, g->kc, g->Ap, bp, g->C + j0, nr, g->ep, j0);
+    if (g->N - j0 > 1) { /* up to 4 panels at once, none of them a one-column panel */
+      int np = 1;
+      while (np < 4 && jp + np < p1 && g->N - (jp + np) * NR > 1) np++;
+      nnp_sgemv_panel_avx512(g->K, g->kc, g->Ap, bp, g->C + j0, g->N, g->ep, j0, np);
+      jp += np;
       continue;
     }
     for (int64_t k0 = 0; k0 < g->K; k0 += g->kc) {
@@ -153,6 +155,7 @@ static void sgemv_range(void *p, int64_t p0, int64_t p1) {
       nnp_sgemm_tile_avx512(kn, g->Ap + k0 * MR, bp + k0 * NR, NR, g->C + j0, 0, 1, 1, k0 > 0,
                             k0 + kn == g->K ? g->ep : NULL, 0, j0);
     }
+    jp++;
   }
 }
 

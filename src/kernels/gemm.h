@@ -75,11 +75,12 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
-/* M = 1 (nnp_sgemm_packed_ex takes it on AVX-512F): c[0..nr) = columns j0.. of
- * epilogue(A(0, :) * B) for one packed column panel b (nr > 1), Ap packed as above, K cut
- * into blocks of kc as the tile's K blocking does: the same bits as the tile. */
-void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int nr,
-                            const nnp_epilogue *ep, int64_t j0);
+/* M = 1 (nnp_sgemm_packed_ex takes it on AVX-512F): c[0..) = columns j0.. of
+ * epilogue(A(0, :) * B) for np (1..4) consecutive packed column panels from b, each with
+ * more than one column (N: B's columns), Ap packed as above, K cut into blocks of kc as
+ * the tile's K blocking does: the same bits as the tile. */
+void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int64_t N,
+                            const nnp_epilogue *ep, int64_t j0, int np);
 /* The tile the non-generic paths run: AVX-512F where the CPU has it (and
  * NNP_CPU_FEATURES is not avx2), else AVX2 + FMA. */
 nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void);

@@ -119,21 +119,51 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
  * one chain that starts from the earlier blocks' sum, odd k in another, added at the
  * block's end), so an image gives the same bits at batch 1 as inside a batch (batch
  * lanes, tests/unit/test_batch_lanes.c). */
-void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int nr,
-                            const nnp_epilogue *ep, int64_t j0) {
-  __m512 sum = _mm512_setzero_ps();
+/* np (1..4) panels side by side: four streams in flight hide more of the memory latency
+ * than one (each panel's sums keep their order). */
+static inline void sgemv_panels(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int64_t N,
+                                const nnp_epilogue *ep, int64_t j0, const int np) {
+  __m512 sum[4];
+#pragma GCC unroll 4
+  for (int q = 0; q < np; q++) sum[q] = _mm512_setzero_ps();
+  const int64_t ps = K * NNP_SGEMM_NR; /* panel stride */
   for (int64_t k0 = 0; k0 < K; k0 += kc) {
     const int64_t k1 = K - k0 < kc ? K : k0 + kc;
-    __m512 s = sum, d = _mm512_setzero_ps();
+    __m512 s[4], d[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < np; q++) s[q] = sum[q], d[q] = _mm512_setzero_ps();
     int64_t k = k0;
     for (; k + 2 <= k1; k += 2) {
-      s = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s);
-      d = _mm512_fmadd_ps(_mm512_set1_ps(Ap[(k + 1) * NNP_SGEMM_MR]), _mm512_loadu_ps(b + (k + 1) * NNP_SGEMM_NR), d);
+      const __m512 a0 = _mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), a1 = _mm512_set1_ps(Ap[(k + 1) * NNP_SGEMM_MR]);
+#pragma GCC unroll 4
+      for (int q = 0; q < np; q++) {
+        s[q] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b + q * ps + k * NNP_SGEMM_NR), s[q]);
+        d[q] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(b + q * ps + (k + 1) * NNP_SGEMM_NR), d[q]);
+      }
     }
-    if (k < k1) s = _mm512_fmadd_ps(_mm512_set1_ps(Ap[k * NNP_SGEMM_MR]), _mm512_loadu_ps(b + k * NNP_SGEMM_NR), s);
-    sum = _mm512_add_ps(s, d);
+    if (k < k1) {
+      const __m512 a0 = _mm512_set1_ps(Ap[k * NNP_SGEMM_MR]);
+#pragma GCC unroll 4
+      for (int q = 0; q < np; q++) s[q] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b + q * ps + k * NNP_SGEMM_NR), s[q]);
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < np; q++) sum[q] = _mm512_add_ps(s[q], d[q]);
   }
-  store_row16(ep, sum, c, 0, j0, nr);
+#pragma GCC unroll 4
+  for (int q = 0; q < np; q++) {
+    const int64_t jq = j0 + q * NNP_SGEMM_NR;
+    store_row16(ep, sum[q], c + q * NNP_SGEMM_NR, 0, jq, (int)(N - jq < NNP_SGEMM_NR ? N - jq : NNP_SGEMM_NR));
+  }
+}
+
+void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int64_t N,
+                            const nnp_epilogue *ep, int64_t j0, int np) {
+  switch (np) {
+    case 4: sgemv_panels(K, kc, Ap, b, c, N, ep, j0, 4); break;
+    case 3: sgemv_panels(K, kc, Ap, b, c, N, ep, j0, 3); break;
+    case 2: sgemv_panels(K, kc, Ap, b, c, N, ep, j0, 2); break;
+    default: sgemv_panels(K, kc, Ap, b, c, N, ep, j0, 1); break;
+  }
 }
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
@@ -141,9 +171,13 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   nnp_sgemm_tile_avx2(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
 }
-void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int nr,
-                            const nnp_epilogue *ep, int64_t j0) {
+void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int64_t N,
+                            const nnp_epilogue *ep, int64_t j0, int np) {
   (void)kc;
-  nnp_sgemm_tile_avx2(K, Ap, b, NNP_SGEMM_NR, c, 0, 1, nr, false, ep, 0, j0);
+  for (int q = 0; q < np; q++) {
+    const int64_t jq = j0 + q * NNP_SGEMM_NR;
+    nnp_sgemm_tile_avx2(K, Ap, b + q * K * NNP_SGEMM_NR, NNP_SGEMM_NR, c + q * NNP_SGEMM_NR, 0, 1,
+                        (int)(N - jq < NNP_SGEMM_NR ? N - jq : NNP_SGEMM_NR), false, ep, 0, jq);
+  }
 }
 #endif
