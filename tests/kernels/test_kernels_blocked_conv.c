@@ -118,10 +118,40 @@ static void out_size(nnp_conv2d_desc *d) {
   d->ow = (d->w + 2 * d->pw - (d->kw - 1) * d->dw - 1) / d->sw + 1;
 }
 
+/* NCHW -> NCHW16c against its definition, element by element: the AVX-512 transpose path
+ * (16 pixels at a time, masked tails, chunk edges at 256 pixels) and the padded lanes
+ * zero, for channel counts around block edges and planes around 16 and 256. */
+static void reorder_cases(nnp_threadpool *const *pools) {
+  static const int64_t cs[] = {1, 3, 15, 16, 17, 33, 40}, hws[] = {1, 15, 16, 17, 255, 256, 300, 784};
+  for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
+    for (size_t hi = 0; hi < sizeof hws / sizeof hws[0]; hi++) {
+      const int64_t n = 2, c = cs[ci], hw = hws[hi], cb = nnp_blocks(c);
+      float *x = nnp_malloc((size_t)(n * c * hw) * 4), *y = nnp_malloc((size_t)(n * cb * hw * NNP_BLOCK) * 4);
+      kt_fill(x, n * c * hw);
+      memset(y, 0xff, (size_t)(n * cb * hw * NNP_BLOCK) * 4); /* NaN: every element must be written */
+      nnp_nchw_to_blocked(x, y, n, c, hw, pools[(ci + hi) % 3]);
+      int64_t bad = -1;
+      for (int64_t i = 0; i < n && bad < 0; i++)
+        for (int64_t ch = 0; ch < cb * NNP_BLOCK && bad < 0; ch++)
+          for (int64_t q = 0; q < hw; q++) {
+            const float want = ch < c ? x[(i * c + ch) * hw + q] : 0.0f;
+            const int64_t at = ((i * cb + ch / NNP_BLOCK) * hw + q) * NNP_BLOCK + ch % NNP_BLOCK;
+            if (memcmp(&y[at], &want, 4)) {
+              bad = at;
+              break;
+            }
+          }
+      CHECK_MSG(bad < 0, "to blocked: c %lld hw %lld: element %lld wrong", (long long)c, (long long)hw, (long long)bad);
+      nnp_free(x);
+      nnp_free(y);
+    }
+}
+
 int main(void) {
   nnp_threadpool *pools[3] = {NULL, NULL, NULL};
   for (int t = 1; t < 3; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   printf("kernel isa: %s\n", nnp_cpu_kernel_isa());
+  reorder_cases(pools);
   static const int ks[] = {1, 3, 5, 7};
   for (int trial = 0; trial < 160; trial++) {
     nnp_conv2d_desc d = {.n = kt_int(1, 2), .h = kt_int(1, 19), .w = kt_int(1, 21)};
