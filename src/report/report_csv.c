@@ -18,7 +18,8 @@ static const char *const COLUMNS[] = {
     "batch",        "scenario",      "status",       "p50_ms",        "p90_ms",
     "p99_ms",       "p50_ci_lo_ms",  "p50_ci_hi_ms", "mean_ms",       "stdev_ms",
     "cv",           "items_per_s",   "peak_rss_mib", "load_ms",       "first_ms",
-    "cold_start_ms", "max_rel_err",  "top1",         "within_tol"};
+    "cold_start_ms", "max_rel_err",  "top1",         "within_tol",    "cosine",
+    "criterion"};
 
 /* A text field of at most cap bytes as valid UTF-8, quoted only when it has to be. */
 static void csv_text(FILE *f, const char *field, size_t cap) {
@@ -95,6 +96,10 @@ static void write_csv(FILE *f, const nnp_bench_result *r) {
     csv_num(f, w->acc.top1, w->acc.compared && w->acc.top1 >= 0.0);
     fputc(',', f);
     if (w->acc.compared) fputs(w->acc.within_tol ? "true" : "false", f);
+    fputc(',', f);
+    csv_num(f, w->acc.cosine, w->acc.compared);
+    fputc(',', f);
+    if (w->acc.compared) CSV_TEXT(f, w->acc.criterion);
     fputs("\r\n", f);
   }
 }

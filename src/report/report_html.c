@@ -475,7 +475,11 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
     td_time(f, w->load_s);
     td_time(f, w->cold_start_s);
     if (w->acc.compared) {
-      fprintf(f, "<td class='%s'>%.2g", w->acc.within_tol ? "good" : "bad", w->acc.max_rel);
+      fprintf(f, "<td class='%s' title='", w->acc.within_tol ? "good" : "bad");
+      esc(f, w->acc.criterion[0] ? w->acc.criterion : "max_rel within the precision's tolerance");
+      fprintf(f, "'>%.2g", w->acc.max_rel);
+      /* int8 / mixed rows are judged by cosine (bench/accuracy.h): show what was judged */
+      if (w->precision >= NNP_INT8) fprintf(f, ", cos %.5f", w->acc.cosine);
       if (w->acc.top1 >= 0) fprintf(f, ", top-1 %.0f%%", w->acc.top1 * 100);
       fprintf(f, "%s</td>", w->acc.within_tol ? "" : " (beyond tolerance)");
     } else {

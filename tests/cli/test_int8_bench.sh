@@ -80,5 +80,11 @@ if [ "$backends" != native ]; then
     && ok "table notes: int8 agreement" || { bad "table notes"; cat "$work/b.txt"; }
 fi
 
+# the report shows what judged each int8 row: its cosine in the accuracy cell, the
+# criterion as the cell's title
+"$nnperf" report "$work/b.json" -o "$work/b.html" > /dev/null 2> "$work/r.err"
+grep -q "title='cosine &gt;= 0.99, top-1 &gt;= 90% over 10+ rows'>[0-9.e+-]*, cos [01]\.[0-9]\{5\}" "$work/b.html" \
+  && ok "report: int8 cells show the cosine and the criterion" || { bad "report int8 cell"; cat "$work/r.err"; }
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
