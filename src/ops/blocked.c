@@ -4,7 +4,9 @@
  *  - ToBlocked(X): NCHW float32 -> N x ceil(C/16) x H x W x 16, padded channels zero;
  *  - FromBlocked(X), attribute `channels` (the real C): the inverse;
  *  - BlockedConv(X, W, [B], [R]): FusedConv (same attributes and epilogue) on blocked X
- *    and R, blocked Y; W and B stay in ONNX layout (the fast kernel packs them);
+ *    and R, blocked Y; W and B stay in ONNX layout (the fast kernel packs them). With
+ *    attribute `nchw_input` 1, X is plain NCHW (a network input with at most
+ *    NNP_BCONV_NCHW_MAX_C channels, kernels/blocked_conv_nchw_in.h): no ToBlocked before it;
  *  - BlockedMaxPool(X), MaxPool's attributes plus `channels`: MaxPool on blocked X and Y
  *    (no Indices output).
  *
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "kernels/blocked_conv.h"
+#include "kernels/blocked_conv_nchw_in.h"
 #include "kernels/blocked_pool.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
@@ -103,17 +106,21 @@ typedef struct nchw_view {
   nnp_op_ctx ctx;
 } nchw_view;
 
+static bool nchw_input(const nnp_op_ctx *ctx) { return nnp_attr_int(ctx->node, "nchw_input", 0) != 0; }
+
 static nnp_status make_view(const nnp_op_ctx *ctx, nchw_view *v) {
   const nnp_tensor *x = ctx->in[0], *w = ctx->in[1];
-  if (!is_blocked(x) || w->dtype != NNP_F32 || w->rank != 4)
-    return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedConv takes NCHW16c float32 X and 4-D float32 W");
+  const bool plain = nchw_input(ctx);
+  if (!(plain ? x->dtype == NNP_F32 && x->rank == 4 : is_blocked(x)) || w->dtype != NNP_F32 || w->rank != 4)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedConv takes %s float32 X and 4-D float32 W",
+                     plain ? "NCHW" : "NCHW16c");
   const int64_t group = nnp_attr_int(ctx->node, "group", 1);
   const int64_t c = w->dims[1] * group;
-  if (group < 1 || nnp_blocks(c) != x->dims[1])
-    return nnp_error(NNP_ERR_SHAPE, "BlockedConv: X has %lld channel blocks, W wants %lld channels",
-                     (long long)x->dims[1], (long long)c);
+  if (group < 1 || (plain ? x->dims[1] != c : nnp_blocks(c) != x->dims[1]))
+    return nnp_error(NNP_ERR_SHAPE, "BlockedConv: X has %lld channel%s, W wants %lld channels",
+                     (long long)x->dims[1], plain ? "s" : " blocks", (long long)c);
   memset(v, 0, sizeof *v);
-  v->x = unblocked_shape(x, c);
+  v->x = plain ? *x : unblocked_shape(x, c);
   v->in[0] = &v->x;
   v->in[1] = w;
   v->in[2] = nnp_in(ctx, 2);
@@ -136,8 +143,9 @@ static nnp_status infer_blocked_conv(nnp_op_ctx *ctx) {
   const nnp_tensor *r = nnp_in(ctx, 3);
   if (r && (r->dtype != NNP_F32 || !nnp_tensor_same_shape(r, ctx->out[0])))
     return nnp_error(NNP_ERR_SHAPE, "BlockedConv: the residual must have the output's type and shape");
-  /* the reference kernel's NCHW copies of X, Y and R, then FusedConv's own scratch */
-  const size_t xy = align64(nnp_tensor_nbytes(&v.x)) + align64(nnp_tensor_nbytes(&v.y));
+  /* the reference kernel's NCHW copies of X (unless X is NCHW already), Y and R, then
+   * FusedConv's own scratch */
+  const size_t xy = (nchw_input(ctx) ? 0 : align64(nnp_tensor_nbytes(&v.x))) + align64(nnp_tensor_nbytes(&v.y));
   ctx->scratch_needed = xy + (r ? align64(nnp_tensor_nbytes(&v.y)) : 0) + v.ctx.scratch_needed;
   return NNP_OK;
 }
@@ -150,12 +158,14 @@ static nnp_status ref_blocked_conv(nnp_op_ctx *ctx) {
   v.y = unblocked_shape(yb, v.in[1]->dims[0]);
   char *s = ctx->scratch;
   size_t used = 0;
-  v.x.data = s + used;
-  used += align64(nnp_tensor_nbytes(&v.x));
+  const int64_t hw = v.x.dims[2] * v.x.dims[3], ohw = v.y.dims[2] * v.y.dims[3];
+  if (!nchw_input(ctx)) {
+    v.x.data = s + used;
+    used += align64(nnp_tensor_nbytes(&v.x));
+    nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], hw, NULL);
+  }
   v.y.data = s + used;
   used += align64(nnp_tensor_nbytes(&v.y));
-  const int64_t hw = v.x.dims[2] * v.x.dims[3], ohw = v.y.dims[2] * v.y.dims[3];
-  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], hw, NULL);
   if (rb) {
     v.r = v.y;
     v.r.data = s + used;
@@ -182,6 +192,14 @@ static nnp_status run_blocked_conv(void *state, nnp_op_ctx *ctx) {
 
 static void destroy_blocked_conv(void *state) { nnp_bconv_destroy(state); }
 
+static nnp_status run_blocked_conv_nchw(void *state, nnp_op_ctx *ctx) {
+  const nnp_tensor *r = nnp_in(ctx, 3);
+  nnp_bconv_nchw_run(state, ctx->in[0]->data, ctx->out[0]->data, r ? r->data : NULL, ctx->pool);
+  return NNP_OK;
+}
+
+static void destroy_blocked_conv_nchw(void *state) { nnp_bconv_nchw_destroy(state); }
+
 static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *w = ctx->in[1], *b = nnp_in(ctx, 2), *y = ctx->out[0];
@@ -197,6 +215,16 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
   bool window_ok;
   NNP_TRY(nnp_conv2d_read_window(ctx->node, &d, &window_ok));
   if (!window_ok) return NNP_OK;
+  if (nchw_input(ctx)) { /* the pass only asks for it where the kernel takes it */
+    if (d.group != 1 || d.c > NNP_BCONV_NCHW_MAX_C) return NNP_OK;
+    nnp_bconv_nchw_kernel *kn = NULL;
+    NNP_TRY(nnp_bconv_nchw_prepare(&d, w->data, b ? b->data : NULL, act, lo, hi, generic, &kn));
+    out->run = run_blocked_conv_nchw;
+    out->destroy = destroy_blocked_conv_nchw;
+    out->state = kn;
+    out->name = kn->generic ? "conv2d.blocked_nchw_in.generic" : "conv2d.blocked_nchw_in.avx512";
+    return NNP_OK;
+  }
   nnp_bconv_kernel *k = NULL;
   NNP_TRY(nnp_bconv_prepare(&d, w->data, b ? b->data : NULL, act, lo, hi, generic, &k));
   static const char *names[2][2] = {{"conv2d.blocked.avx512", "conv2d.blocked.generic"},

@@ -7,7 +7,9 @@
  *  - the numbers: bit-identical to the pass off on the reference kernels (BlockedConv's
  *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
  *    batch 3 with batch lanes and 2 threads;
- *  - the pass is on by default (NNP_PASS_DEFAULT) and --no-blocked-layout takes it off. */
+ *  - the pass is on by default (NNP_PASS_DEFAULT) and --no-blocked-layout takes it off;
+ *  - the same graph with a 3-channel X: conv1 reads X as NCHW in place (no ToBlocked),
+ *    with the same numbers. */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,14 +41,14 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
   a->i = v;
 }
 
-/* X[N,20,9,9] -> conv1 3x3 (24) -> Relu -> A
+/* X[N,xc,9,9] -> conv1 3x3 (24) -> Relu -> A
  *             A -> depthwise 3x3 (24) -> + A -> C            (residual inside the region)
  *             C -> conv3 1x1 (8) -> D                         (output)
  *             C -> Relu -> E, C -> Sigmoid -> F               (C leaves the region twice)
  *             A -> MaxPool 3x3 s2 p1 -> P -> conv4 1x1 (8) -> G   (the pool joins the region)
  *             X -> MaxPool 2x2 s2 -> H                       (stays NCHW: X is not blocked)
- * Outputs D, E, F, G, H. */
-static nnp_graph *build(void) {
+ * Outputs D, E, F, G, H. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
@@ -55,11 +57,11 @@ static nnp_graph *build(void) {
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
-  const int64_t xd[4] = {-1, 20, 9, 9};
+  const int64_t xd[4] = {-1, xc, 9, 9};
   for (int i = 0; i < 4; i++) g->values[x].dims[i].value = xd[i];
   g->values[x].dims[0].symbol = nnp_strdup("N");
   nnp_graph_add_input(g, x);
-  const int64_t w1d[4] = {24, 20, 3, 3}, b1d[1] = {24}, w2d[4] = {24, 1, 3, 3}, w3d[4] = {8, 24, 1, 1}, b3d[1] = {8};
+  const int64_t w1d[4] = {24, xc, 3, 3}, b1d[1] = {24}, w2d[4] = {24, 1, 3, 3}, w3d[4] = {8, 24, 1, 1}, b3d[1] = {8};
   int w1 = add_f32_init(g, "W1", 4, w1d, 0), b1 = add_f32_init(g, "B1", 1, b1d, 0);
   int w2 = add_f32_init(g, "W2", 4, w2d, 0), b2 = add_f32_init(g, "B2", 1, b1d, 0);
   int w3 = add_f32_init(g, "W3", 4, w3d, 0), b3 = add_f32_init(g, "B3", 1, b3d, 0);
@@ -153,34 +155,17 @@ static double max_err(const result *a, const result *b) {
 
 static result want, got;
 
-int main(void) {
-  nnp_graph *g = build();
-  CHECK(NNP_PASS_DEFAULT & NNP_PASS_BLOCKED_LAYOUT);
-  nnp_plan_options o;
-  nnp_plan_options_default(&o);
-  CHECK(o.passes & NNP_PASS_BLOCKED_LAYOUT);
-  unsigned bits = 0;
-  CHECK_OK(nnp_passes_parse("default,blocked-layout", &bits));
-  CHECK(bits == NNP_PASS_ALL);
-
-  /* without AVX-512 the pass converts nothing (the blocked layout would run the
-   * generic C kernel): nothing else to test here */
-  if (!nnp_cpu_has_avx512f()) {
-    run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
-    CHECK(got.bconv == 0 && got.bpool == 0 && got.to == 0 && got.from == 0);
-    printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
-    nnp_graph_destroy(g);
-    TEST_MAIN_END();
-  }
-  /* the rewrite */
+/* The rewrite and the numbers for X with xc channels: to_blocked ToBlocked nodes expected. */
+static void test_graph(int64_t xc, int to_blocked) {
+  nnp_graph *g = build(xc);
   run(g, NNP_PASS_DEFAULT & ~NNP_PASS_BLOCKED_LAYOUT, false, 1, 1, true, &want);
   CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
-  CHECK_MSG(got.bconv == 4, "%d BlockedConv", got.bconv);
+  CHECK_MSG(got.bconv == 4, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
   CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
-  CHECK_MSG(got.to == 1, "%d ToBlocked (X only, once for conv1)", got.to);
+  CHECK_MSG(got.to == to_blocked, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked);
   CHECK_MSG(got.from == 3, "%d FromBlocked (C once for both readers, D, G)", got.from);
-  CHECK_MSG(got.steps == want.steps + 4, "steps %d vs %d without the pass", got.steps, want.steps);
+  CHECK_MSG(got.steps == want.steps + 3 + to_blocked, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -192,16 +177,39 @@ int main(void) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 4 && got.bpool == 1);
+        CHECK(got.bconv == 4 && got.bpool == 1 && got.to == to_blocked);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
-        CHECK_MSG(e < 1e-4, "fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)batch, threads,
-                  lanes, e);
+        CHECK_MSG(e < 1e-4, "X %lld channels, fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)xc,
+                  (long long)batch, threads, lanes, e);
         /* and against the reference kernels without the pass (the oracle) */
         run(g, NNP_PASS_DEFAULT, false, batch, 1, false, &want);
         e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "fast blocked vs reference, batch %lld: error %g", (long long)batch, e);
       }
   nnp_graph_destroy(g);
+}
+
+int main(void) {
+  CHECK(NNP_PASS_DEFAULT & NNP_PASS_BLOCKED_LAYOUT);
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  CHECK(o.passes & NNP_PASS_BLOCKED_LAYOUT);
+  unsigned bits = 0;
+  CHECK_OK(nnp_passes_parse("default,blocked-layout", &bits));
+  CHECK(bits == NNP_PASS_ALL);
+
+  /* without AVX-512 the pass converts nothing (the blocked layout would run the
+   * generic C kernel): nothing else to test here */
+  if (!nnp_cpu_has_avx512f()) {
+    nnp_graph *g = build(20);
+    run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
+    CHECK(got.bconv == 0 && got.bpool == 0 && got.to == 0 && got.from == 0);
+    printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
+    nnp_graph_destroy(g);
+    TEST_MAIN_END();
+  }
+  test_graph(20, 1); /* X enters the region through one ToBlocked, shared by conv1 only */
+  test_graph(3, 0);  /* conv1 reads the 3 planes of X in place */
   TEST_MAIN_END();
 }

@@ -7,7 +7,9 @@
  * anything else) gets exactly one ToBlocked, shared by every converted reader, and each
  * value leaving it (read by an unconverted node, or a graph output) exactly one
  * FromBlocked, shared by every outside reader; a value read only inside its region is
- * never unblocked. The fused residual and activation already live inside FusedConv, so
+ * never unblocked. A convolution on a value with at most NNP_BCONV_NCHW_MAX_C channels that
+ * no converted node made (the network input's colour planes) reads it as NCHW in place
+ * (BlockedConv's `nchw_input`) instead of through a ToBlocked. The fused residual and activation already live inside FusedConv, so
  * resnet's Conv -> Add -> Relu chains and mobilenet's inverted residuals stay blocked
  * end to end. A 2-D MaxPool whose input is already blocked joins the region as
  * BlockedMaxPool (resnet's stem pool, between two convs, would otherwise cost a
@@ -25,6 +27,7 @@
 
 #include "ir/passes/pass_util.h"
 #include "kernels/blocked_conv.h"
+#include "kernels/blocked_conv_nchw_in.h"
 #include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
@@ -150,9 +153,15 @@ static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *c
       NNP_TRY(join_pool(g, shapes, m, i, count));
       continue;
     }
-    /* inputs first: blocked_input may append nodes (g->nodes moves) */
+    /* inputs first: blocked_input may append nodes (g->nodes moves). An X with a few
+     * channels that no converted node made (the network's colour planes) is read as
+     * NCHW in place: its ToBlocked would write 16 floats per pixel for 3 real ones. */
     int bx, br = -1;
-    NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[0], &bx));
+    const int x = g->nodes[i].inputs[0];
+    const bool plain_x = m->blocked[x] < 0 && nnp_attr_int(&g->nodes[i], "group", 1) == 1 &&
+                         pass_shape(shapes, x)->dims[1] <= NNP_BCONV_NCHW_MAX_C;
+    if (plain_x) bx = x;
+    else NNP_TRY(blocked_input(g, m, x, &bx));
     if (g->nodes[i].n_inputs > 3 && g->nodes[i].inputs[3] >= 0)
       NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[3], &br));
     const int y = g->nodes[i].outputs[0];
@@ -165,6 +174,12 @@ static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *c
     g->values[y].producer = -1;
     m->blocked[y] = yb;
     NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_CONV, "BlockedConv"));
+    if (plain_x) {
+      nnp_attr *a;
+      NNP_TRY(nnp_node_add_attr(n, "nchw_input", &a));
+      a->type = NNP_ATTR_INT;
+      a->i = 1;
+    }
     ++*count;
   }
   /* values leaving a region: one FromBlocked each, if anything still reads them */
