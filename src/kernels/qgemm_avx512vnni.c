@@ -8,6 +8,7 @@
  * the generic tile is the oracle of both. The u8 x s8 one (nnp_qgemm4_*) is below. This
  * file alone is compiled with -mavx512f -mavx512vnni -mavx512vl. */
 #include <immintrin.h>
+#include <string.h>
 
 #include "kernels/qgemm.h"
 
@@ -49,7 +50,11 @@ void nnp_qgemm_tile_vnni(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
  * gain is the fewer loads and instructions: resnet18's four INT8 GEMM shapes 0.88-0.89x
  * the YMM tile's time in bench_qgemm_gops (0.723 -> 0.656 ms, 0.599 -> 0.525, 0.666 ->
  * 0.581, 0.783 -> 0.698). Integer sums: the split changes no bit. */
-static inline __m512i bcast4z(const int8_t *p) { return _mm512_set1_epi32(*(const int32_t *)(const void *)p); }
+static inline __m512i bcast4z(const int8_t *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v); /* one vpbroadcastd from memory */
+  return _mm512_set1_epi32(v);
+}
 
 void nnp_qgemm4_tile_vnni(int64_t K4, const int8_t *a, const uint8_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                           const nnp_qepilogue *ep, int64_t i0) {
