@@ -118,6 +118,11 @@ void nnp_qgemm4_packed(int64_t M, int64_t N, int64_t K, const int8_t *Ap, const 
 void nnp_qim2col4_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, uint8_t *dst);
 void nnp_qim2col4_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, const int64_t *off,
                               const bool *in, uint8_t pad, uint8_t *dst);
+/* The same where the columns are `runs` runs of consecutive offsets: run r covers the
+ * columns whose bits are set in lanes[r] and reads x + ch*plane + shift[r] + c for column
+ * c; columns in no run are pad (AVX-512BW masked loads; qgemm_avx512vnni.c). */
+void nnp_qim2col4_runs_avx512(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, const int64_t *shift,
+                              const uint16_t *lanes, int runs, uint8_t pad, uint8_t *dst);
 
 /* The scalar requantize both tiles use for partial tiles (and the reference of tests). */
 static inline uint8_t nnp_qrequant(int32_t acc, const nnp_qepilogue *ep, int64_t i) {

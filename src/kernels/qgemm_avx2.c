@@ -75,22 +75,12 @@ void nnp_qim2col_pairs_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, c
   }
 }
 
-/* 16 bytes of each of 4 channels -> the 64-byte group row: column c's 4 channel bytes. */
-static inline void quad_row(__m128i v0, __m128i v1, __m128i v2, __m128i v3, uint8_t *dst) {
-  __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpackhi_epi8(v0, v1);
-  __m128i c = _mm_unpacklo_epi8(v2, v3), d = _mm_unpackhi_epi8(v2, v3);
-  _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(a, c));
-  _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(a, c));
-  _mm_storeu_si128((__m128i *)(dst + 32), _mm_unpacklo_epi16(b, d));
-  _mm_storeu_si128((__m128i *)(dst + 48), _mm_unpackhi_epi16(b, d));
-}
-
 void nnp_qim2col4_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_t C4, uint8_t *dst) {
   for (int64_t ch = 0; ch < C4; ch += 4, dst += NNP_QGEMM_NR * 4) {
     __m128i v[4];
     for (int t = 0; t < 4; t++) /* phantom channels (>= C) repeat C-1: their weights are 0 */
       v[t] = _mm_loadu_si128((const __m128i *)(x + (ch + t < C ? ch + t : C - 1) * plane));
-    quad_row(v[0], v[1], v[2], v[3], dst);
+    nnp_qquad_row(v[0], v[1], v[2], v[3], dst);
   }
 }
 
@@ -107,7 +97,7 @@ void nnp_qim2col4_gather_avx2(const uint8_t *x, int64_t plane, int64_t C, int64_
       for (int c = 0; c < 16; c++) tmp[c] = s[off[c]]; /* padding columns read offset 0, then blended */
       v[t] = _mm_blendv_epi8(pb, _mm_loadu_si128((const __m128i *)tmp), mask);
     }
-    quad_row(v[0], v[1], v[2], v[3], dst);
+    nnp_qquad_row(v[0], v[1], v[2], v[3], dst);
   }
 }
 

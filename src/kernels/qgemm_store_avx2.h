@@ -1,13 +1,24 @@
-/* The requantize-and-store of a finished 6 x 16 int32 tile, shared by the AVX2 and the
- * AVX-512 VNNI tiles of the INT8 GEMM (kernels/qgemm.h): the float32 operations of
- * nnp_qrequant, 16 bytes per row; partial tiles go through nnp_qrequant itself. Included
- * only by files compiled with -mavx2. */
+/* The stores shared by the AVX2 and the AVX-512 VNNI files of the INT8 GEMM
+ * (kernels/qgemm.h): the requantize-and-store of a finished 6 x 16 int32 tile (the float32
+ * operations of nnp_qrequant, 16 bytes per row; partial tiles go through nnp_qrequant
+ * itself), and the u8 layout's im2col group row. Included only by files compiled with
+ * -mavx2. */
 #ifndef NNP_KERNELS_QGEMM_STORE_AVX2_H
 #define NNP_KERNELS_QGEMM_STORE_AVX2_H
 
 #include <immintrin.h>
 
 #include "kernels/qgemm.h"
+
+/* 16 bytes of each of 4 channels -> the 64-byte group row: column c's 4 channel bytes. */
+static inline void nnp_qquad_row(__m128i v0, __m128i v1, __m128i v2, __m128i v3, uint8_t *dst) {
+  __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpackhi_epi8(v0, v1);
+  __m128i c = _mm_unpacklo_epi8(v2, v3), d = _mm_unpackhi_epi8(v2, v3);
+  _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(a, c));
+  _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(a, c));
+  _mm_storeu_si128((__m128i *)(dst + 32), _mm_unpacklo_epi16(b, d));
+  _mm_storeu_si128((__m128i *)(dst + 48), _mm_unpackhi_epi16(b, d));
+}
 
 static inline void nnp_qtile_store_avx2(__m256i acc[6][2], uint8_t *c, int64_t ldc, int mr, int nr,
                                         const nnp_qepilogue *ep, int64_t i0) {

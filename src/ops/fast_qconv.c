@@ -151,6 +151,7 @@ typedef struct im2col8_job {
   const fast_qconv8 *f;
   const uint8_t *x;
   uint8_t *bp;
+  bool runs_ok; /* AVX-512BW: nnp_qim2col4_runs_avx512 */
 } im2col8_job;
 
 static void im2col8_range(void *p, int64_t q0, int64_t q1) {
@@ -181,7 +182,25 @@ static void im2col8_range(void *p, int64_t q0, int64_t q1) {
       contig = all;
       for (int c = 1; c < NNP_QGEMM_NR; c++) contig = contig && off[c] == off[0] + c;
       uint8_t *row = panel + (tap * f->c4 / 4) * NNP_QGEMM_NR * 4;
-      if (contig) nnp_qim2col4_avx2(j->x + off[0], plane, d->c, f->c4, row);
+      if (contig) {
+        nnp_qim2col4_avx2(j->x + off[0], plane, d->c, f->c4, row);
+        continue;
+      }
+      /* the columns as runs of consecutive offsets (a wrap onto the next output row,
+       * the padding): a few masked loads per channel where the AVX-512BW path has them */
+      int64_t shift[4];
+      uint16_t lanes[4];
+      int runs = 0;
+      for (int c = 0; c < NNP_QGEMM_NR && runs <= 4; c++) {
+        if (!in[c]) continue;
+        if (c > 0 && in[c - 1] && off[c] == off[c - 1] + 1) {
+          lanes[runs - 1] |= (uint16_t)(1u << c);
+          continue;
+        }
+        if (runs < 4) shift[runs] = off[c] - c, lanes[runs] = (uint16_t)(1u << c);
+        runs++;
+      }
+      if (j->runs_ok && runs <= 4) nnp_qim2col4_runs_avx512(j->x, plane, d->c, f->c4, shift, lanes, runs, f->xzp, row);
       else nnp_qim2col4_gather_avx2(j->x, plane, d->c, f->c4, off, in, f->xzp, row);
     }
   }
@@ -195,7 +214,7 @@ static nnp_status fast_qconv8_run(void *p, nnp_op_ctx *ctx) {
   uint8_t *y = ctx->out[0]->data;
   int64_t panels = (f->N + NNP_QGEMM_NR - 1) / NNP_QGEMM_NR;
   for (int64_t n = 0; n < d->n; n++) {
-    im2col8_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp};
+    im2col8_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp, .runs_ok = nnp_cpu_get()->avx512bw};
     nnp_threadpool_run(ctx->pool, im2col8_range, &j, panels);
     nnp_qgemm4_packed(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, true);
   }
