@@ -150,30 +150,43 @@ void nnp_qgemm4_tile_generic(int64_t K4, const int8_t *a, const uint8_t *b, uint
 }
 
 typedef struct qgemm4_job {
-  int64_t M, N, K4, mp;
+  int64_t M, N, K4, mp, rp; /* rp: row tasks (pairs of row panels on the VNNI path) */
   const int8_t *Ap;
   const uint8_t *Bp;
   uint8_t *C;
   int64_t ldc;
   const nnp_qepilogue *ep;
-  nnp_qgemm4_tile_fn tile;
+  bool vnni;
 } qgemm4_job;
 
+/* Tiles t = jp * rp + task: consecutive tasks share a B panel (it stays in cache) while
+ * the A panels stream past. On the VNNI path a task is two row panels (12 rows). */
 static void qgemm4_range(void *p, int64_t b, int64_t e) {
   const qgemm4_job *j = p;
+  const int64_t ps = MR * 4 * j->K4; /* bytes per A panel */
   for (int64_t t = b; t < e; t++) {
-    int64_t ip = t % j->mp, jp = t / j->mp;
-    int64_t i0 = ip * MR, j0 = jp * NR;
-    int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
-    j->tile(j->K4, j->Ap + ip * MR * 4 * j->K4, j->Bp + jp * NR * 4 * j->K4, j->C + i0 * j->ldc + j0, j->ldc, mr,
-            nr, j->ep, i0);
+    const int64_t task = t % j->rp, jp = t / j->rp, ip = j->vnni ? 2 * task : task;
+    const int64_t i0 = ip * MR, j0 = jp * NR;
+    const int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
+    const uint8_t *bp = j->Bp + jp * NR * 4 * j->K4;
+    uint8_t *c = j->C + i0 * j->ldc + j0;
+    if (!j->vnni) {
+      nnp_qgemm4_tile_generic(j->K4, j->Ap + ip * ps, bp, c, j->ldc, mr, nr, j->ep, i0);
+    } else if (ip + 1 < j->mp) {
+      const int64_t i1 = i0 + MR;
+      nnp_qgemm4_tile2_vnni(j->K4, j->Ap + ip * ps, j->Ap + (ip + 1) * ps, bp, c, j->ldc,
+                            (int)(j->M - i1 < MR ? j->M - i1 : MR), nr, j->ep, i0);
+    } else {
+      nnp_qgemm4_tile_vnni(j->K4, j->Ap + ip * ps, bp, c, j->ldc, mr, nr, j->ep, i0);
+    }
   }
 }
 
 void nnp_qgemm4_packed(int64_t M, int64_t N, int64_t K, const int8_t *Ap, const uint8_t *Bp, uint8_t *C, int64_t ldc,
                        const nnp_qepilogue *ep, nnp_threadpool *tp, bool vnni) {
   if (M <= 0 || N <= 0) return;
-  qgemm4_job j = {.M = M, .N = N, .K4 = k4_of(K), .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc,
-                  .ep = ep, .tile = vnni ? nnp_qgemm4_tile_vnni : nnp_qgemm4_tile_generic};
-  nnp_threadpool_run(tp, qgemm4_range, &j, j.mp * ((N + NR - 1) / NR));
+  const int64_t mp = (M + MR - 1) / MR;
+  qgemm4_job j = {.M = M, .N = N, .K4 = k4_of(K), .mp = mp, .rp = vnni ? (mp + 1) / 2 : mp, .Ap = Ap, .Bp = Bp,
+                  .C = C, .ldc = ldc, .ep = ep, .vnni = vnni};
+  nnp_threadpool_run(tp, qgemm4_range, &j, j.rp * ((N + NR - 1) / NR));
 }

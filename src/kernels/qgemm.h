@@ -108,6 +108,10 @@ void nnp_qgemm4_tile_generic(int64_t K4, const int8_t *a, const uint8_t *b, uint
                              const nnp_qepilogue *ep, int64_t i0);
 void nnp_qgemm4_tile_vnni(int64_t K4, const int8_t *a, const uint8_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                           const nnp_qepilogue *ep, int64_t i0);
+/* Two row panels a0 (6 full rows) and a1 (mr1 rows) against one B panel: rows i0..i0+5
+ * and i0+6.. of C (the VNNI path's tile wherever two row panels remain). */
+void nnp_qgemm4_tile2_vnni(int64_t K4, const int8_t *a0, const int8_t *a1, const uint8_t *b, uint8_t *c,
+                           int64_t ldc, int mr1, int nr, const nnp_qepilogue *ep, int64_t i0);
 /* vnni false: the generic tile. */
 void nnp_qgemm4_packed(int64_t M, int64_t N, int64_t K, const int8_t *Ap, const uint8_t *Bp, uint8_t *C, int64_t ldc,
                        const nnp_qepilogue *ep, nnp_threadpool *tp, bool vnni);
