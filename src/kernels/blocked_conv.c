@@ -76,7 +76,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   k->ep.act_min = act_min;
   k->ep.act_max = act_max;
   const int64_t taps = d->kh * d->kw;
-  const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * d->c * taps * NNP_BLOCK;
+  const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * k->cb * taps * NNP_BLOCK * NNP_BLOCK;
   k->w = nnp_aligned_alloc((size_t)nw * sizeof(float));
   k->bias = nnp_aligned_alloc((size_t)(k->mb * NNP_BLOCK) * sizeof(float));
   if (!k->w || !k->bias) {
@@ -94,7 +94,8 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     }
     for (int64_t ic = 0; ic < d->c; ic++)
       for (int64_t t = 0; t < taps; t++)
-        k->w[((ob * d->c + ic) * taps + t) * NNP_BLOCK + l] = w[(m * d->c + ic) * taps + t];
+        k->w[(((ob * k->cb + ic / NNP_BLOCK) * taps + t) * NNP_BLOCK + ic % NNP_BLOCK) * NNP_BLOCK + l] =
+            w[(m * d->c + ic) * taps + t];
   }
   *out = k;
   return NNP_OK;
@@ -126,7 +127,7 @@ void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, floa
                                  int64_t oh) {
   const nnp_conv2d_desc *d = &k->d;
   const int64_t taps = d->kh * d->kw;
-  const float *wb = k->w + ob * d->c * taps * NNP_BLOCK;
+  const float *wb = k->w + ob * k->cb * taps * NNP_BLOCK * NNP_BLOCK;
   for (int64_t ow = 0; ow < d->ow; ow++) {
     float acc[NNP_BLOCK] = {0};
     for (int64_t cb = 0; cb < k->cb; cb++) {
@@ -139,7 +140,7 @@ void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, floa
           if (iw < 0 || iw >= d->w) continue;
           const float *xp = x + ((cb * d->h + ih) * d->w + iw) * NNP_BLOCK;
           for (int64_t i = 0; i < cvalid; i++) {
-            const float *wv = wb + ((cb * NNP_BLOCK + i) * taps + kh * d->kw + kw) * NNP_BLOCK;
+            const float *wv = wb + ((cb * taps + kh * d->kw + kw) * NNP_BLOCK + i) * NNP_BLOCK;
             for (int l = 0; l < NNP_BLOCK; l++) acc[l] += xp[i] * wv[l];
           }
         }

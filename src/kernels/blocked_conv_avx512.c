@@ -3,7 +3,7 @@
  *
  * Dense tile: 1 or 2 output channel blocks x up to 8 output pixels of one output row,
  * 16 ZMM accumulators. Per input channel and tap it loads 1-2 weight vectors (16 output
- * channels each, packed [ob][ic][kh][kw][16]) and broadcasts one input scalar per pixel
+ * channels each, packed [ob][icb][kh][kw][16 ic][16]) and broadcasts one input scalar per pixel
  * for 1-2 FMAs, so the inner loop is 8 broadcasts + 16 FMAs + 2 loads: the GEMM tile's
  * ratio, without the im2col copy. Padded input channels are not visited (the loop runs
  * over the real channels of the last block only).
@@ -55,9 +55,9 @@ INLINE void store_px(const nnp_bconv_kernel *k, int64_t ob, __m512 v, const floa
 INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
                        int64_t oh, int64_t ow0, const int np) {
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t taps = d->kh * d->kw, ws = taps * NNP_BLOCK; /* weights: one input channel further */
-  const float *w0 = k->w + ob * d->c * ws;
-  const int64_t wnext = d->c * ws; /* the next output block's weights */
+  const int64_t taps = d->kh * d->kw, ws = NNP_BLOCK; /* weights: one input channel further */
+  const int64_t wnext = k->cb * taps * NNP_BLOCK * NNP_BLOCK; /* the next output block's weights */
+  const float *w0 = k->w + ob * wnext;
   /* every loop over a0/a1 is unrolled: an index the compiler cannot resolve makes it
    * keep the arrays on the stack (zeroed with rep stos, 11% of a 1x1 layer) */
   __m512 a0[PX], a1[PX];
@@ -70,7 +70,7 @@ INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, cons
       if (ih < 0 || ih >= d->h) continue;
       const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
       for (int64_t kw = 0; kw < d->kw; kw++) {
-        const float *wk = w0 + (cb * NNP_BLOCK * taps + kh * d->kw + kw) * NNP_BLOCK;
+        const float *wk = w0 + (cb * taps + kh * d->kw + kw) * NNP_BLOCK * NNP_BLOCK;
         const int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
         if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
           const float *xp = xrow + iw0 * NNP_BLOCK;
