@@ -24,7 +24,7 @@
 #include "kernels/act_avx512.h"
 
 #define PX 8   /* output pixels per border tile */
-#define PXW 14 /* output pixels per wide tile (strides 1 and 2) */
+#define PXW NNP_BCONV_WIDE_PX /* output pixels per wide tile (strides 1 and 2) */
 #define INLINE static inline __attribute__((always_inline))
 
 static const float zero_block[NNP_BLOCK] __attribute__((aligned(64))) = {0};
@@ -130,18 +130,25 @@ INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, cons
   store_tile(k, r, y, ob, nb, oh, ow0, np, a0, a1);
 }
 
-/* The FMAs of one tap over the tile's pixels [PA, np - PBS) (the others' inputs lie in the
- * padding): pixel p reads xq + (p - PA) * sw * 16, a constant offset. */
+/* The FMAs of one tap over the tile's pixels: columns [PA, np - PBS) of each of its
+ * rows (the others' inputs lie in the padding); row q's column c reads
+ * xq[q] + (c - PA) * sw * 16, a constant offset. */
 #define WIDE_TAP(PA, PBS)                                                                \
   for (int64_t i = 0; i < cvalid; i++) {                                                 \
     const __m512 wv0 = _mm512_load_ps(wk + i * NNP_BLOCK);                               \
     const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * NNP_BLOCK) : wv0;        \
-    _Pragma("GCC unroll 16") for (int p = PA; p < np - (PBS); p++) {                     \
-      const __m512 xb = _mm512_set1_ps(xq[(p - (PA)) * sw * NNP_BLOCK + i]);             \
-      a0[p] = _mm512_fmadd_ps(xb, wv0, a0[p]);                                           \
-      if (nb > 1) a1[p] = _mm512_fmadd_ps(xb, wv1, a1[p]);                               \
+    _Pragma("GCC unroll 2") for (int q = 0; q < rows; q++) {                             \
+      _Pragma("GCC unroll 16") for (int c = PA; c < np - (PBS); c++) {                   \
+        const __m512 xb = _mm512_set1_ps(xq[q][(c - (PA)) * sw * NNP_BLOCK + i]);        \
+        a0[q * np + c] = _mm512_fmadd_ps(xb, wv0, a0[q * np + c]);                       \
+        if (nb > 1) a1[q * np + c] = _mm512_fmadd_ps(xb, wv1, a1[q * np + c]);           \
+      }                                                                                  \
     }                                                                                    \
   }
+
+/* Zeros for the missing row of a two-row wide tile: its pixels' reads, at most
+ * (PXW / 2 - 1) * 2 * 16 + 15 floats in. */
+static const float zero_row[PXW * 2 * NNP_BLOCK] __attribute__((aligned(64))) = {0};
 
 /* The wide tile, for strides 1 and 2: up to PXW pixels of one row, the stride SW a
  * compile-time constant, so each pixel's input is one base pointer plus the constant
@@ -151,9 +158,15 @@ INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, cons
  * the border tile), so the weights, streamed from L2 once per tile, cost half as much
  * per FMA. Where a tap reaches into the padding, only the pixels [pa, pb) inside the row
  * take it: the usual ranges (one or two pixels off the left, one off the right) are
- * compile-time loops of their own, others test each pixel. */
+ * compile-time loops of their own, others test each pixel.
+ *
+ * rows 2: two whole output rows oh, oh + 1 of np <= PXW / 2 pixels (7x7 planes: 14
+ * pixels, not 7, per pass over the weights), one base pointer per row; a row whose
+ * input row lies in the padding reads zero_row (a few wasted FMAs on the first and
+ * last row pairs, against a second set of loop bodies). The two rows' outputs are
+ * contiguous, so the store is that of 2 * np pixels. */
 INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
-                       int64_t oh, int64_t ow0, const int np, const int sw) {
+                       int64_t oh, int64_t ow0, const int np, const int sw, const int rows) {
   const nnp_conv2d_desc *d = &k->d;
   const int64_t taps = d->kh * d->kw;
   const int64_t wnext = k->cb * taps * NNP_BLOCK * NNP_BLOCK; /* the next output block's weights */
@@ -164,9 +177,16 @@ INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, cons
   for (int64_t cb = 0; cb < k->cb; cb++) {
     const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
     for (int64_t kh = 0; kh < d->kh; kh++) {
-      const int64_t ih = oh * d->sh - d->ph + kh * d->dh;
-      if (ih < 0 || ih >= d->h) continue;
-      const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
+      const float *xrow[2];
+      bool any = false;
+#pragma GCC unroll 2
+      for (int q = 0; q < rows; q++) {
+        const int64_t ih = (oh + q) * d->sh - d->ph + kh * d->dh;
+        const bool in = ih >= 0 && ih < d->h;
+        xrow[q] = in ? x + (cb * d->h + ih) * d->w * NNP_BLOCK : NULL;
+        any |= in;
+      }
+      if (!any) continue;
       const float *wk = w0 + (cb * taps + kh * d->kw) * NNP_BLOCK * NNP_BLOCK;
       for (int64_t kw = 0; kw < d->kw; kw++, wk += NNP_BLOCK * NNP_BLOCK) {
         const int64_t iw0 = ow0 * sw - d->pw + kw * d->dw;
@@ -174,7 +194,9 @@ INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, cons
         const int64_t room = d->w - 1 - iw0;                        /* p * sw <= room */
         const int pb = room < 0 ? 0 : room / sw + 1 < np ? (int)(room / sw + 1) : np;
         if (pa >= pb) continue;
-        const float *xq = xrow + (iw0 + pa * sw) * NNP_BLOCK; /* pixel pa's input */
+        const float *xq[2]; /* pixel pa's input in each row */
+#pragma GCC unroll 2
+        for (int q = 0; q < rows; q++) xq[q] = xrow[q] ? xrow[q] + (iw0 + pa * sw) * NNP_BLOCK : zero_row;
         if (pb == np) {
           if (pa == 0) {
             WIDE_TAP(0, 0)
@@ -194,19 +216,22 @@ INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, cons
           for (int64_t i = 0; i < cvalid; i++) {
             const __m512 wv0 = _mm512_load_ps(wk + i * NNP_BLOCK);
             const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * NNP_BLOCK) : wv0;
+#pragma GCC unroll 2
+            for (int q = 0; q < rows; q++) {
 #pragma GCC unroll 16
-            for (int p = 0; p < np; p++) {
-              if (p < pa || p >= pb) continue;
-              const __m512 xb = _mm512_set1_ps(xq[(p - pa) * sw * NNP_BLOCK + i]);
-              a0[p] = _mm512_fmadd_ps(xb, wv0, a0[p]);
-              if (nb > 1) a1[p] = _mm512_fmadd_ps(xb, wv1, a1[p]);
+              for (int c = 0; c < np; c++) {
+                if (c < pa || c >= pb) continue;
+                const __m512 xb = _mm512_set1_ps(xq[q][(c - pa) * sw * NNP_BLOCK + i]);
+                a0[q * np + c] = _mm512_fmadd_ps(xb, wv0, a0[q * np + c]);
+                if (nb > 1) a1[q * np + c] = _mm512_fmadd_ps(xb, wv1, a1[q * np + c]);
+              }
             }
           }
         }
       }
     }
   }
-  store_tile(k, r, y, ob, nb, oh, ow0, np, a0, a1);
+  store_tile(k, r, y, ob, nb, oh, ow0, rows * np, a0, a1);
 }
 #undef WIDE_TAP
 
@@ -227,39 +252,61 @@ static const dense_fn dense_fns[2][PX] = {
     {dense_1_1, dense_1_2, dense_1_3, dense_1_4, dense_1_5, dense_1_6, dense_1_7, dense_1_8},
     {dense_2_1, dense_2_2, dense_2_3, dense_2_4, dense_2_5, dense_2_6, dense_2_7, dense_2_8}};
 
-/* ... and per (blocks, pixels, stride) for the wide tile */
-#define WIDE_VARIANT(NB, NP, SW)                                                                               \
-  static void wide_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,   \
-                                       int64_t ob, int64_t oh, int64_t ow0) {                                 \
-    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW);                                                         \
+/* ... and per (blocks, pixels, stride) for the wide tile, one row or two */
+#define WIDE_VARIANT(NB, NP, SW)                                                                                \
+  static void wide_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,    \
+                                      int64_t ob, int64_t oh, int64_t ow0) {                                  \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 1);                                                       \
   }
-#define WIDE_VARIANTS(NB, SW)                                                                                   \
+#define WIDE2_VARIANT(NB, NP, SW)                                                                               \
+  static void wide2_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,   \
+                                       int64_t ob, int64_t oh, int64_t ow0) {                                 \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 2);                                                       \
+  }
+#define WIDE_VARIANTS(NB, SW)                                                                                    \
   WIDE_VARIANT(NB, 1, SW) WIDE_VARIANT(NB, 2, SW) WIDE_VARIANT(NB, 3, SW) WIDE_VARIANT(NB, 4, SW)           \
   WIDE_VARIANT(NB, 5, SW) WIDE_VARIANT(NB, 6, SW) WIDE_VARIANT(NB, 7, SW) WIDE_VARIANT(NB, 8, SW)           \
   WIDE_VARIANT(NB, 9, SW) WIDE_VARIANT(NB, 10, SW) WIDE_VARIANT(NB, 11, SW) WIDE_VARIANT(NB, 12, SW)        \
   WIDE_VARIANT(NB, 13, SW) WIDE_VARIANT(NB, 14, SW)
+#define WIDE2_VARIANTS(NB, SW)                                                                                   \
+  WIDE2_VARIANT(NB, 1, SW) WIDE2_VARIANT(NB, 2, SW) WIDE2_VARIANT(NB, 3, SW) WIDE2_VARIANT(NB, 4, SW)       \
+  WIDE2_VARIANT(NB, 5, SW) WIDE2_VARIANT(NB, 6, SW) WIDE2_VARIANT(NB, 7, SW)
 WIDE_VARIANTS(1, 1)
 WIDE_VARIANTS(2, 1)
 WIDE_VARIANTS(1, 2)
 WIDE_VARIANTS(2, 2)
+WIDE2_VARIANTS(1, 1)
+WIDE2_VARIANTS(2, 1)
+WIDE2_VARIANTS(1, 2)
+WIDE2_VARIANTS(2, 2)
 #define WIDE_ROW(NB, SW)                                                                                       \
   {wide_##NB##_1_##SW, wide_##NB##_2_##SW, wide_##NB##_3_##SW, wide_##NB##_4_##SW, wide_##NB##_5_##SW,   \
    wide_##NB##_6_##SW, wide_##NB##_7_##SW, wide_##NB##_8_##SW, wide_##NB##_9_##SW, wide_##NB##_10_##SW,  \
    wide_##NB##_11_##SW, wide_##NB##_12_##SW, wide_##NB##_13_##SW, wide_##NB##_14_##SW}
 static const dense_fn wide_fns[2][2][PXW] = {{WIDE_ROW(1, 1), WIDE_ROW(2, 1)}, {WIDE_ROW(1, 2), WIDE_ROW(2, 2)}};
+#define WIDE2_ROW(NB, SW)                                                                                      \
+  {wide2_##NB##_1_##SW, wide2_##NB##_2_##SW, wide2_##NB##_3_##SW, wide2_##NB##_4_##SW, wide2_##NB##_5_##SW, \
+   wide2_##NB##_6_##SW, wide2_##NB##_7_##SW}
+static const dense_fn wide2_fns[2][2][PXW / 2] = {{WIDE2_ROW(1, 1), WIDE2_ROW(2, 1)},
+                                                  {WIDE2_ROW(1, 2), WIDE2_ROW(2, 2)}};
 
-/* A row: PXW-pixel wide tiles where the stride is 1 or 2, PX-pixel border tiles
- * otherwise. */
+/* rows output rows from oh: PXW-pixel wide tiles where the stride is 1 or 2, PX-pixel
+ * border tiles otherwise; rows 2 (see nnp_bconv_dense_rows) as one two-row wide tile. */
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
-                                int nb, int64_t oh) {
+                                int nb, int64_t oh, int rows) {
   const nnp_conv2d_desc *d = &k->d;
   const int wide = d->sw == 1 || d->sw == 2;
-  const int64_t step = wide ? PXW : PX;
-  for (int64_t ow0 = 0; ow0 < d->ow; ow0 += step) {
-    const int np = d->ow - ow0 < step ? (int)(d->ow - ow0) : (int)step;
-    if (wide) wide_fns[d->sw - 1][nb - 1][np - 1](k, x, y, r, ob, oh, ow0);
-    else dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh, ow0);
+  if (rows == 2 && wide && 2 * d->ow <= PXW) {
+    wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0);
+    return;
   }
+  const int64_t step = wide ? PXW : PX;
+  for (int q = 0; q < rows; q++)
+    for (int64_t ow0 = 0; ow0 < d->ow; ow0 += step) {
+      const int np = d->ow - ow0 < step ? (int)(d->ow - ow0) : (int)step;
+      if (wide) wide_fns[d->sw - 1][nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
+      else dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
+    }
 }
 
 INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
@@ -312,8 +359,9 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
-                                int nb, int64_t oh) {
-  for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
+                                int nb, int64_t oh, int rows) {
+  for (int q = 0; q < rows; q++)
+    for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh + q);
 }
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {
