@@ -1,7 +1,9 @@
 /* The AVX-512F tiles of the blocked (NCHW16c) convolution (kernels/blocked_conv.h).
  * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f().
  *
- * Dense tile: 1 or 2 output channel blocks x up to 8 output pixels of one output row,
+ * Dense, strides 1 and 2: the wide tile (dense_wide below), 1-2 blocks x up to 14
+ * pixels, or two rows of a plane at most 7 wide. Other strides: the border tile,
+ * 1 or 2 output channel blocks x up to 8 output pixels of one output row,
  * 16 ZMM accumulators. Per input channel and tap it loads 1-2 weight vectors (16 output
  * channels each, packed [ob][icb][kh][kw][16 ic][16]) and broadcasts one input scalar per pixel
  * for 1-2 FMAs, so the inner loop is 8 broadcasts + 16 FMAs + 2 loads: the GEMM tile's
