@@ -7,13 +7,15 @@
  * than the wall time), and resnet18's conv time: every conv layer of the model (stem, 3x3, strided,
  * 1x1 downsample) times its count. Asserts nothing.
  * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it]
- *                          [auto|direct|im2col: the dense algorithm where the direct kernel applies] */
+ *                          [auto|direct|im2col: the dense algorithm where the direct kernel applies;
+ *                           blocked: the NCHW16c kernel (kernels/blocked_conv.h) the models run by default] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fma_peak.h"
+#include "kernels/blocked_conv.h"
 #include "kernels/conv.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
@@ -69,11 +71,12 @@ int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 2;
   int64_t batch = argc > 2 ? atoll(argv[2]) : 1;
   const char *how = argc > 4 ? argv[4] : "auto";
+  const bool blocked = !strcmp(how, "blocked");
   nnp_conv_pick pick = !strcmp(how, "direct")   ? NNP_CONV_PICK_DIRECT
                        : !strcmp(how, "im2col") ? NNP_CONV_PICK_GEMM
                                                 : NNP_CONV_PICK_AUTO;
-  if (threads < 1 || batch < 1 || (pick == NNP_CONV_PICK_AUTO && strcmp(how, "auto"))) {
-    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1] [filter] [auto|direct|im2col]\n");
+  if (threads < 1 || batch < 1 || (pick == NNP_CONV_PICK_AUTO && strcmp(how, "auto") && !blocked)) {
+    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1] [filter] [auto|direct|im2col|blocked]\n");
     return 2;
   }
   nnp_threadpool *tp = NULL;
@@ -90,36 +93,44 @@ int main(int argc, char **argv) {
     int64_t p = l->k / 2, o = (l->h + 2 * p - l->k) / l->s + 1;
     nnp_conv2d_desc d = {.n = batch, .c = l->c, .h = l->h, .w = l->h, .m = l->m, .oh = o, .ow = o, .kh = l->k,
                          .kw = l->k, .sh = l->s, .sw = l->s, .ph = p, .pw = p, .dh = 1, .dw = 1, .group = l->group};
-    int64_t nx = batch * l->c * l->h * l->h, ny = batch * l->m * o * o, nw = l->m * (l->c / l->group) * l->k * l->k;
+    /* blocked: x and y are N x C/16 x H x W x 16 (the padded lanes are part of the tensor) */
+    int64_t cx = blocked ? nnp_blocks(l->c) * NNP_BLOCK : l->c, cy = blocked ? nnp_blocks(l->m) * NNP_BLOCK : l->m;
+    int64_t nx = batch * cx * l->h * l->h, ny = batch * cy * o * o, nw = l->m * (l->c / l->group) * l->k * l->k;
     float *x = nnp_aligned_alloc((size_t)nx * 4), *y = nnp_aligned_alloc((size_t)ny * 4);
     float *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)l->m * 4);
     for (int64_t j = 0; j < nx; j++) x[j] = (float)(j % 17) * 0.01f - 0.08f;
     for (int64_t j = 0; j < nw; j++) w[j] = (float)(j % 11) * 0.02f - 0.1f;
     for (int64_t j = 0; j < l->m; j++) bias[j] = 0.01f * (float)j;
     nnp_conv2d_kernel *k = NULL;
-    if (!x || !y || !w || !bias || nnp_conv2d_prepare_pick(&d, w, false, pick, &k) != NNP_OK) {
+    nnp_bconv_kernel *bk = NULL;
+    if (!x || !y || !w || !bias ||
+        (blocked ? nnp_bconv_prepare(&d, w, bias, NNP_ACT_CLIP, 0.0f, 6.0f, false, &bk)
+                 : nnp_conv2d_prepare_pick(&d, w, false, pick, &k)) != NNP_OK) {
       fprintf(stderr, "bench_conv_layers: preparing '%s' failed\n", l->what);
       return 1;
     }
-    void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
+    void *scratch = nnp_aligned_alloc((k ? nnp_conv2d_scratch_bytes(k) : 0) + 64);
     nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act = NNP_ACT_CLIP, .act_min = 0.0f, .act_max = 6.0f};
     double best = 1e30, best_cpu = 1e30, t_start = now_s();
     for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
       double t0 = now_s(), c0 = cpu_s();
-      nnp_conv2d_run(k, x, y, &ep, scratch, tp);
+      if (bk) nnp_bconv_run(bk, x, y, NULL, tp);
+      else nnp_conv2d_run(k, x, y, &ep, scratch, tp);
       double dt = now_s() - t0, dc = cpu_s() - c0;
       if (dt < best) best = dt;
       if (dc < best_cpu) best_cpu = dc;
     }
-    double flops = 2.0 * (double)ny * (double)(l->c / l->group) * (double)(l->k * l->k);
+    double flops = 2.0 * (double)(batch * l->m * o * o) * (double)(l->c / l->group) * (double)(l->k * l->k);
     printf("  %-28s %10.4f %9.1f %6.0f%% %10.4f %s\n", l->what, best * 1e3, flops / best * 1e-9,
-           peak > 0 ? 100.0 * flops / best * 1e-9 / peak : 0.0, best_cpu * 1e3, nnp_conv2d_kernel_name(k));
+           peak > 0 ? 100.0 * flops / best * 1e-9 / peak : 0.0, best_cpu * 1e3,
+           bk ? "blocked" : nnp_conv2d_kernel_name(k));
     total += best;
     total_cpu += best_cpu;
     rn18_s += l->rn18 * best;
     rn18_flops += l->rn18 * flops;
     nnp_aligned_free(scratch);
     nnp_conv2d_destroy(k);
+    nnp_bconv_destroy(bk);
     nnp_aligned_free(x);
     nnp_aligned_free(y);
     nnp_free(w);

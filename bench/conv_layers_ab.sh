@@ -7,18 +7,19 @@
 #
 # usage: bench/conv_layers_ab.sh ROUNDS THREADS BATCH FILTER BIN_A BIN_B [BIN...]
 #   e.g. bench/conv_layers_ab.sh 6 1 1 rn18 /tmp/main/bench_conv_layers build/bench/bench_conv_layers
+# ALGO=blocked (or direct, im2col) is passed on as bench_conv_layers' algorithm argument.
 set -euo pipefail
-[ $# -ge 6 ] || { sed -n 2,9p "$0" >&2; exit 2; }
+[ $# -ge 6 ] || { sed -n 2,10p "$0" >&2; exit 2; }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$@" <<'PY'
-import subprocess, sys
+import os, subprocess, sys
 rounds, threads, batch, filt = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 bins = sys.argv[5:]
 best = [dict() for _ in bins]
 order = []
 for _ in range(rounds):
     for i, b in enumerate(bins):
-        out = subprocess.run([b, threads, batch, filt], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([b, threads, batch, filt, os.environ.get("ALGO", "auto")], capture_output=True, text=True, check=True).stdout
         for line in out.splitlines()[2:]:  # "  %-28s %10.4f ..." rows
             try:
                 name, ms = line[2:30].strip(), float(line[31:41])

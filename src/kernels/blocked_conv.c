@@ -76,7 +76,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   k->ep.act_min = act_min;
   k->ep.act_max = act_max;
   const int64_t taps = d->kh * d->kw;
-  const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * d->c * taps * NNP_BLOCK;
+  const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * k->cb * taps * NNP_BLOCK * NNP_BLOCK;
   k->w = nnp_aligned_alloc((size_t)nw * sizeof(float));
   k->bias = nnp_aligned_alloc((size_t)(k->mb * NNP_BLOCK) * sizeof(float));
   if (!k->w || !k->bias) {
@@ -94,7 +94,8 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     }
     for (int64_t ic = 0; ic < d->c; ic++)
       for (int64_t t = 0; t < taps; t++)
-        k->w[((ob * d->c + ic) * taps + t) * NNP_BLOCK + l] = w[(m * d->c + ic) * taps + t];
+        k->w[(((ob * k->cb + ic / NNP_BLOCK) * taps + t) * NNP_BLOCK + ic % NNP_BLOCK) * NNP_BLOCK + l] =
+            w[(m * d->c + ic) * taps + t];
   }
   *out = k;
   return NNP_OK;
@@ -126,7 +127,7 @@ void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, floa
                                  int64_t oh) {
   const nnp_conv2d_desc *d = &k->d;
   const int64_t taps = d->kh * d->kw;
-  const float *wb = k->w + ob * d->c * taps * NNP_BLOCK;
+  const float *wb = k->w + ob * k->cb * taps * NNP_BLOCK * NNP_BLOCK;
   for (int64_t ow = 0; ow < d->ow; ow++) {
     float acc[NNP_BLOCK] = {0};
     for (int64_t cb = 0; cb < k->cb; cb++) {
@@ -139,7 +140,7 @@ void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, floa
           if (iw < 0 || iw >= d->w) continue;
           const float *xp = x + ((cb * d->h + ih) * d->w + iw) * NNP_BLOCK;
           for (int64_t i = 0; i < cvalid; i++) {
-            const float *wv = wb + ((cb * NNP_BLOCK + i) * taps + kh * d->kw + kw) * NNP_BLOCK;
+            const float *wv = wb + ((cb * taps + kh * d->kw + kw) * NNP_BLOCK + i) * NNP_BLOCK;
             for (int l = 0; l < NNP_BLOCK; l++) acc[l] += xp[i] * wv[l];
           }
         }
@@ -177,17 +178,19 @@ typedef struct run_ctx {
   const float *x, *r;
   float *y;
   int64_t groups; /* row tasks per image and output row: output block pairs, or channel blocks */
+  int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
+  int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
 } run_ctx;
 
-/* Task t = ((image * groups) + group) * oh + row: each computes one output row of one or
- * two output blocks from its index alone (threadpool.h's contract). */
+/* Task t = ((image * groups) + group) * rtasks + row task: each computes one or two
+ * output rows of one or two output blocks from its index alone (threadpool.h's contract). */
 static void run_rows(void *p, int64_t begin, int64_t end) {
   const run_ctx *c = p;
   const nnp_bconv_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
   const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t oh = t % d->oh, gi = t / d->oh % c->groups, n = t / d->oh / c->groups;
+    const int64_t oh = t % c->rtasks * c->rows, gi = t / c->rtasks % c->groups, n = t / c->rtasks / c->groups;
     const float *x = c->x + n * xs, *r = c->r ? c->r + n * ys : NULL;
     float *y = c->y + n * ys;
     if (k->depthwise) {
@@ -200,12 +203,15 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     if (k->generic) {
       for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
     } else {
-      nnp_bconv_dense_row_avx512(k, x, y, r, ob, nb, oh);
+      nnp_bconv_dense_row_avx512(k, x, y, r, ob, nb, oh, oh + c->rows <= d->oh ? c->rows : 1);
     }
   }
 }
 
 void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
-  run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2};
-  nnp_threadpool_run(tp, run_rows, &c, k->d.n * c.groups * k->d.oh);
+  const nnp_conv2d_desc *d = &k->d;
+  run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2, .rows = 1};
+  if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
+  c.rtasks = (d->oh + c.rows - 1) / c.rows;
+  nnp_threadpool_run(tp, run_rows, &c, d->n * c.groups * c.rtasks);
 }

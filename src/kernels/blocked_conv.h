@@ -9,7 +9,9 @@
  *
  * Covered: group 1 (dense) and depthwise (group == C == M), any kernel size, stride,
  * padding and dilation. Weights and bias are packed at prepare: dense
- * [M/16][C][kh][kw][16], depthwise [C/16][kh][kw][16], zero in padded channels, so the
+ * [M/16][C/16][kh][kw][16 input][16 output] (the 16 input channels of one tap, the tile's
+ * inner loop, are 1 KiB in a row, not 16 loads kh*kw*64 bytes apart), depthwise
+ * [C/16][kh][kw][16], zero in padded channels, so the
  * padded output channels come out as act(0) and are then forced to 0 by the store.
  * Padded input channels are skipped, never multiplied.
  *

@@ -1,9 +1,11 @@
 /* The AVX-512F tiles of the blocked (NCHW16c) convolution (kernels/blocked_conv.h).
  * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f().
  *
- * Dense tile: 1 or 2 output channel blocks x up to 8 output pixels of one output row,
+ * Dense, strides 1 and 2: the wide tile (dense_wide below), 1-2 blocks x up to 14
+ * pixels, or two rows of a plane at most 7 wide. Other strides: the border tile,
+ * 1 or 2 output channel blocks x up to 8 output pixels of one output row,
  * 16 ZMM accumulators. Per input channel and tap it loads 1-2 weight vectors (16 output
- * channels each, packed [ob][ic][kh][kw][16]) and broadcasts one input scalar per pixel
+ * channels each, packed [ob][icb][kh][kw][16 ic][16]) and broadcasts one input scalar per pixel
  * for 1-2 FMAs, so the inner loop is 8 broadcasts + 16 FMAs + 2 loads: the GEMM tile's
  * ratio, without the im2col copy. Padded input channels are not visited (the loop runs
  * over the real channels of the last block only).
@@ -23,7 +25,8 @@
 #if defined(__AVX512F__)
 #include "kernels/act_avx512.h"
 
-#define PX 8 /* output pixels per tile */
+#define PX 8   /* output pixels per border tile */
+#define PXW NNP_BCONV_WIDE_PX /* output pixels per wide tile (strides 1 and 2) */
 #define INLINE static inline __attribute__((always_inline))
 
 static const float zero_block[NNP_BLOCK] __attribute__((aligned(64))) = {0};
@@ -52,12 +55,28 @@ INLINE void store_px(const nnp_bconv_kernel *k, int64_t ob, __m512 v, const floa
   _mm512_storeu_ps(y, v);
 }
 
+/* The epilogue of a tile's nb x np accumulators (a1 unused where nb is 1). */
+INLINE void store_tile(const nnp_bconv_kernel *k, const float *r, float *y, int64_t ob, const int nb, int64_t oh,
+                       int64_t ow0, const int np, const __m512 *a0, const __m512 *a1) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t o0 = ((ob * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
+#pragma GCC unroll 16
+  for (int p = 0; p < np; p++)
+    store_px(k, ob, a0[p], r ? r + o0 + p * NNP_BLOCK : NULL, y + o0 + p * NNP_BLOCK);
+  if (nb > 1) {
+    const int64_t o1 = o0 + d->oh * d->ow * NNP_BLOCK;
+#pragma GCC unroll 16
+    for (int p = 0; p < np; p++)
+      store_px(k, ob + 1, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
+  }
+}
+
 INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
                        int64_t oh, int64_t ow0, const int np) {
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t taps = d->kh * d->kw, ws = taps * NNP_BLOCK; /* weights: one input channel further */
-  const float *w0 = k->w + ob * d->c * ws;
-  const int64_t wnext = d->c * ws; /* the next output block's weights */
+  const int64_t taps = d->kh * d->kw, ws = NNP_BLOCK; /* weights: one input channel further */
+  const int64_t wnext = k->cb * taps * NNP_BLOCK * NNP_BLOCK; /* the next output block's weights */
+  const float *w0 = k->w + ob * wnext;
   /* every loop over a0/a1 is unrolled: an index the compiler cannot resolve makes it
    * keep the arrays on the stack (zeroed with rep stos, 11% of a 1x1 layer) */
   __m512 a0[PX], a1[PX];
@@ -70,7 +89,7 @@ INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, cons
       if (ih < 0 || ih >= d->h) continue;
       const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
       for (int64_t kw = 0; kw < d->kw; kw++) {
-        const float *wk = w0 + (cb * NNP_BLOCK * taps + kh * d->kw + kw) * NNP_BLOCK;
+        const float *wk = w0 + (cb * taps + kh * d->kw + kw) * NNP_BLOCK * NNP_BLOCK;
         const int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
         if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
           const float *xp = xrow + iw0 * NNP_BLOCK;
@@ -110,17 +129,113 @@ INLINE void dense_tile(const nnp_bconv_kernel *k, const float *x, float *y, cons
       }
     }
   }
-  const int64_t o0 = ((ob * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
-#pragma GCC unroll 8
-  for (int p = 0; p < np; p++)
-    store_px(k, ob, a0[p], r ? r + o0 + p * NNP_BLOCK : NULL, y + o0 + p * NNP_BLOCK);
-  if (nb > 1) {
-    const int64_t o1 = o0 + d->oh * d->ow * NNP_BLOCK;
-#pragma GCC unroll 8
-    for (int p = 0; p < np; p++)
-      store_px(k, ob + 1, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
-  }
+  store_tile(k, r, y, ob, nb, oh, ow0, np, a0, a1);
 }
+
+/* The FMAs of one tap over the tile's pixels: columns [PA, np - PBS) of each of its
+ * rows (the others' inputs lie in the padding); row q's column c reads
+ * xq[q] + (c - PA) * sw * 16, a constant offset. */
+#define WIDE_TAP(PA, PBS)                                                                \
+  for (int64_t i = 0; i < cvalid; i++) {                                                 \
+    const __m512 wv0 = _mm512_load_ps(wk + i * NNP_BLOCK);                               \
+    const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * NNP_BLOCK) : wv0;        \
+    _Pragma("GCC unroll 2") for (int q = 0; q < rows; q++) {                             \
+      _Pragma("GCC unroll 16") for (int c = PA; c < np - (PBS); c++) {                   \
+        const __m512 xb = _mm512_set1_ps(xq[q][(c - (PA)) * sw * NNP_BLOCK + i]);        \
+        a0[q * np + c] = _mm512_fmadd_ps(xb, wv0, a0[q * np + c]);                       \
+        if (nb > 1) a1[q * np + c] = _mm512_fmadd_ps(xb, wv1, a1[q * np + c]);           \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+/* Zeros for the missing row of a two-row wide tile: its pixels' reads, at most
+ * (PXW / 2 - 1) * 2 * 16 + 15 floats in. */
+static const float zero_row[PXW * 2 * NNP_BLOCK] __attribute__((aligned(64))) = {0};
+
+/* The wide tile, for strides 1 and 2: up to PXW pixels of one row, the stride SW a
+ * compile-time constant, so each pixel's input is one base pointer plus the constant
+ * p * SW * 64 bytes (all 14 broadcasts address off one register; the border tile needs
+ * a register per pixel). 2 blocks x 14 pixels are 28 accumulators + 2 weight vectors +
+ * 1 broadcast = 31 of the 32 ZMMs; per input channel 2 weight loads feed 28 FMAs (16 in
+ * the border tile), so the weights, streamed from L2 once per tile, cost half as much
+ * per FMA. Where a tap reaches into the padding, only the pixels [pa, pb) inside the row
+ * take it: the usual ranges (one or two pixels off the left, one off the right) are
+ * compile-time loops of their own, others test each pixel.
+ *
+ * rows 2: two whole output rows oh, oh + 1 of np <= PXW / 2 pixels (7x7 planes: 14
+ * pixels, not 7, per pass over the weights), one base pointer per row; a row whose
+ * input row lies in the padding reads zero_row (a few wasted FMAs on the first and
+ * last row pairs, against a second set of loop bodies). The two rows' outputs are
+ * contiguous, so the store is that of 2 * np pixels. */
+INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
+                       int64_t oh, int64_t ow0, const int np, const int sw, const int rows) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t taps = d->kh * d->kw;
+  const int64_t wnext = k->cb * taps * NNP_BLOCK * NNP_BLOCK; /* the next output block's weights */
+  const float *w0 = k->w + ob * wnext;
+  __m512 a0[PXW], a1[PXW];
+#pragma GCC unroll 16
+  for (int p = 0; p < PXW; p++) a0[p] = a1[p] = _mm512_setzero_ps();
+  for (int64_t cb = 0; cb < k->cb; cb++) {
+    const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
+    for (int64_t kh = 0; kh < d->kh; kh++) {
+      const float *xrow[2];
+      bool any = false;
+#pragma GCC unroll 2
+      for (int q = 0; q < rows; q++) {
+        const int64_t ih = (oh + q) * d->sh - d->ph + kh * d->dh;
+        const bool in = ih >= 0 && ih < d->h;
+        xrow[q] = in ? x + (cb * d->h + ih) * d->w * NNP_BLOCK : NULL;
+        any |= in;
+      }
+      if (!any) continue;
+      const float *wk = w0 + (cb * taps + kh * d->kw) * NNP_BLOCK * NNP_BLOCK;
+      for (int64_t kw = 0; kw < d->kw; kw++, wk += NNP_BLOCK * NNP_BLOCK) {
+        const int64_t iw0 = ow0 * sw - d->pw + kw * d->dw;
+        const int pa = iw0 >= 0 ? 0 : (int)((-iw0 + sw - 1) / sw); /* the first pixel inside the row */
+        const int64_t room = d->w - 1 - iw0;                        /* p * sw <= room */
+        const int pb = room < 0 ? 0 : room / sw + 1 < np ? (int)(room / sw + 1) : np;
+        if (pa >= pb) continue;
+        const float *xq[2]; /* pixel pa's input in each row */
+#pragma GCC unroll 2
+        for (int q = 0; q < rows; q++) xq[q] = xrow[q] ? xrow[q] + (iw0 + pa * sw) * NNP_BLOCK : zero_row;
+        if (pb == np) {
+          if (pa == 0) {
+            WIDE_TAP(0, 0)
+          } else if (pa == 1) {
+            WIDE_TAP(1, 0)
+          } else if (pa == 2) {
+            WIDE_TAP(2, 0)
+          } else {
+            goto any;
+          }
+        } else if (pb == np - 1 && pa == 0) {
+          WIDE_TAP(0, 1)
+        } else if (pb == np - 1 && pa == 1) {
+          WIDE_TAP(1, 1)
+        } else {
+        any:
+          for (int64_t i = 0; i < cvalid; i++) {
+            const __m512 wv0 = _mm512_load_ps(wk + i * NNP_BLOCK);
+            const __m512 wv1 = nb > 1 ? _mm512_load_ps(wk + wnext + i * NNP_BLOCK) : wv0;
+#pragma GCC unroll 2
+            for (int q = 0; q < rows; q++) {
+#pragma GCC unroll 16
+              for (int c = 0; c < np; c++) {
+                if (c < pa || c >= pb) continue;
+                const __m512 xb = _mm512_set1_ps(xq[q][(c - pa) * sw * NNP_BLOCK + i]);
+                a0[q * np + c] = _mm512_fmadd_ps(xb, wv0, a0[q * np + c]);
+                if (nb > 1) a1[q * np + c] = _mm512_fmadd_ps(xb, wv1, a1[q * np + c]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  store_tile(k, r, y, ob, nb, oh, ow0, rows * np, a0, a1);
+}
+#undef WIDE_TAP
 
 /* One function per (blocks, pixels): the constants let the compiler keep a0/a1 in ZMMs. */
 #define DENSE_VARIANT(NB, NP)                                                                                   \
@@ -139,12 +254,61 @@ static const dense_fn dense_fns[2][PX] = {
     {dense_1_1, dense_1_2, dense_1_3, dense_1_4, dense_1_5, dense_1_6, dense_1_7, dense_1_8},
     {dense_2_1, dense_2_2, dense_2_3, dense_2_4, dense_2_5, dense_2_6, dense_2_7, dense_2_8}};
 
-void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
-                                int nb, int64_t oh) {
-  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
-    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
-    dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh, ow0);
+/* ... and per (blocks, pixels, stride) for the wide tile, one row or two */
+#define WIDE_VARIANT(NB, NP, SW)                                                                                \
+  static void wide_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,    \
+                                      int64_t ob, int64_t oh, int64_t ow0) {                                  \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 1);                                                       \
   }
+#define WIDE2_VARIANT(NB, NP, SW)                                                                               \
+  static void wide2_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,   \
+                                       int64_t ob, int64_t oh, int64_t ow0) {                                 \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 2);                                                       \
+  }
+#define WIDE_VARIANTS(NB, SW)                                                                                    \
+  WIDE_VARIANT(NB, 1, SW) WIDE_VARIANT(NB, 2, SW) WIDE_VARIANT(NB, 3, SW) WIDE_VARIANT(NB, 4, SW)           \
+  WIDE_VARIANT(NB, 5, SW) WIDE_VARIANT(NB, 6, SW) WIDE_VARIANT(NB, 7, SW) WIDE_VARIANT(NB, 8, SW)           \
+  WIDE_VARIANT(NB, 9, SW) WIDE_VARIANT(NB, 10, SW) WIDE_VARIANT(NB, 11, SW) WIDE_VARIANT(NB, 12, SW)        \
+  WIDE_VARIANT(NB, 13, SW) WIDE_VARIANT(NB, 14, SW)
+#define WIDE2_VARIANTS(NB, SW)                                                                                   \
+  WIDE2_VARIANT(NB, 1, SW) WIDE2_VARIANT(NB, 2, SW) WIDE2_VARIANT(NB, 3, SW) WIDE2_VARIANT(NB, 4, SW)       \
+  WIDE2_VARIANT(NB, 5, SW) WIDE2_VARIANT(NB, 6, SW) WIDE2_VARIANT(NB, 7, SW)
+WIDE_VARIANTS(1, 1)
+WIDE_VARIANTS(2, 1)
+WIDE_VARIANTS(1, 2)
+WIDE_VARIANTS(2, 2)
+WIDE2_VARIANTS(1, 1)
+WIDE2_VARIANTS(2, 1)
+WIDE2_VARIANTS(1, 2)
+WIDE2_VARIANTS(2, 2)
+#define WIDE_ROW(NB, SW)                                                                                       \
+  {wide_##NB##_1_##SW, wide_##NB##_2_##SW, wide_##NB##_3_##SW, wide_##NB##_4_##SW, wide_##NB##_5_##SW,   \
+   wide_##NB##_6_##SW, wide_##NB##_7_##SW, wide_##NB##_8_##SW, wide_##NB##_9_##SW, wide_##NB##_10_##SW,  \
+   wide_##NB##_11_##SW, wide_##NB##_12_##SW, wide_##NB##_13_##SW, wide_##NB##_14_##SW}
+static const dense_fn wide_fns[2][2][PXW] = {{WIDE_ROW(1, 1), WIDE_ROW(2, 1)}, {WIDE_ROW(1, 2), WIDE_ROW(2, 2)}};
+#define WIDE2_ROW(NB, SW)                                                                                      \
+  {wide2_##NB##_1_##SW, wide2_##NB##_2_##SW, wide2_##NB##_3_##SW, wide2_##NB##_4_##SW, wide2_##NB##_5_##SW, \
+   wide2_##NB##_6_##SW, wide2_##NB##_7_##SW}
+static const dense_fn wide2_fns[2][2][PXW / 2] = {{WIDE2_ROW(1, 1), WIDE2_ROW(2, 1)},
+                                                  {WIDE2_ROW(1, 2), WIDE2_ROW(2, 2)}};
+
+/* rows output rows from oh: PXW-pixel wide tiles where the stride is 1 or 2, PX-pixel
+ * border tiles otherwise; rows 2 (see nnp_bconv_dense_rows) as one two-row wide tile. */
+void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                int nb, int64_t oh, int rows) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int wide = d->sw == 1 || d->sw == 2;
+  if (rows == 2 && wide && 2 * d->ow <= PXW) {
+    wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0);
+    return;
+  }
+  const int64_t step = wide ? PXW : PX;
+  for (int q = 0; q < rows; q++)
+    for (int64_t ow0 = 0; ow0 < d->ow; ow0 += step) {
+      const int np = d->ow - ow0 < step ? (int)(d->ow - ow0) : (int)step;
+      if (wide) wide_fns[d->sw - 1][nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
+      else dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
+    }
 }
 
 INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
@@ -197,8 +361,9 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
-                                int nb, int64_t oh) {
-  for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
+                                int nb, int64_t oh, int rows) {
+  for (int q = 0; q < rows; q++)
+    for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh + q);
 }
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {

@@ -14,14 +14,19 @@ struct nnp_bconv_kernel {
   nnp_epilogue ep; /* act, act_min, act_max only */
 };
 
+/* The AVX-512 wide tile's pixels (strides 1 and 2): planes at most half as wide are
+ * computed two output rows per tile and per thread-pool task. */
+#define NNP_BCONV_WIDE_PX 14
+
 /* One output row oh of one image: dense for output blocks [ob, ob + nb) (nb 1 or 2),
- * depthwise for channel block cb (the generic dense row: one output block ob). x, y, r point at the image (r may be NULL). */
+ * depthwise for channel block cb (the generic dense row: one output block ob); the
+ * AVX-512 dense row does rows (1 or 2) rows from oh. x, y, r point at the image (r may be NULL). */
 void nnp_bconv_dense_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                  int64_t oh);
 void nnp_bconv_dw_row_generic(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                               int64_t oh);
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
-                                int nb, int64_t oh);
+                                int nb, int64_t oh, int rows);
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh);
 

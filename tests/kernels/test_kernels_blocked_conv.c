@@ -1,6 +1,6 @@
 /* The blocked (NCHW16c) convolution: the AVX-512 tiles against the generic C kernel, and
  * the generic kernel against a naive NCHW convolution (in double) reblocked, over random
- * shapes: channel counts ragged against 16, strides 1 and 2, 1x1 / 3x3 / 5x5 / 7x7,
+ * shapes: channel counts ragged against 16, strides 1 to 3, 1x1 / 3x3 / 5x5 / 7x7,
  * padding, dilation, dense and depthwise, every epilogue with and without bias and
  * residual, threads 1..3. The padded lanes of the output must be 0. */
 #include <string.h>
@@ -154,11 +154,12 @@ int main(void) {
   reorder_cases(pools);
   static const int ks[] = {1, 3, 5, 7};
   for (int trial = 0; trial < 160; trial++) {
-    nnp_conv2d_desc d = {.n = kt_int(1, 2), .h = kt_int(1, 19), .w = kt_int(1, 21)};
+    /* widths past 2 x 14: two and more wide tiles per row, and their ragged last tile */
+    nnp_conv2d_desc d = {.n = kt_int(1, 2), .h = kt_int(1, 19), .w = kt_int(1, trial % 3 == 1 ? 45 : 21)};
     const bool dw = trial % 4 == 3;
     d.kh = d.kw = ks[kt_int(0, trial % 8 == 0 ? 3 : 2)];
     if (trial % 9 == 5) d.kw = ks[kt_int(0, 2)]; /* non-square */
-    d.sh = d.sw = kt_int(1, 2);
+    d.sh = d.sw = kt_int(1, trial % 5 == 2 ? 3 : 2); /* stride 3: the 8-pixel border tile's rows */
     d.dh = d.dw = trial % 11 == 7 ? 2 : 1;
     d.ph = kt_int(0, d.kh / 2);
     d.pw = kt_int(0, d.kw / 2);
@@ -177,6 +178,15 @@ int main(void) {
       {.n = 1, .c = 128, .h = 7, .w = 7, .m = 96, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 32, .h = 28, .w = 28, .m = 64, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 3, .h = 32, .w = 32, .m = 24, .kh = 7, .kw = 7, .sh = 2, .sw = 2, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 1},
+      /* the wide tile (14 pixels, strides 1 and 2): a 1x1 tap with padding 1 misses one
+       * pixel on both sides, several 14-pixel tiles per row, pads 3 (7x7 s1: the
+       * per-pixel tested taps), dilation; stride 3: the 8-pixel border tile */
+      {.n = 1, .c = 16, .h = 3, .w = 9, .m = 32, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 7, .h = 3, .w = 23, .m = 9, .kh = 7, .kw = 7, .sh = 1, .sw = 1, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 20, .h = 4, .w = 58, .m = 40, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 5, .h = 9, .w = 60, .m = 17, .kh = 7, .kw = 7, .sh = 2, .sw = 2, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 18, .h = 5, .w = 33, .m = 33, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 2, .dw = 2, .group = 1},
+      {.n = 1, .c = 16, .h = 7, .w = 40, .m = 16, .kh = 3, .kw = 3, .sh = 3, .sw = 3, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 48, .h = 20, .w = 20, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 48},
       {.n = 2, .c = 40, .h = 9, .w = 9, .m = 40, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 40},
   };
