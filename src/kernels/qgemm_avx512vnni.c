@@ -42,6 +42,24 @@ void nnp_qgemm_tile_vnni(int64_t K2, const int16_t *a, const int16_t *b, uint8_t
   nnp_qtile_store_avx2(acc, c, ldc, mr, nr, ep, i0);
 }
 
+/* Rows of a finished 16-column int32 tile requantized 16 lanes at a time (the float32
+ * operations of nnp_qrequant, bit for bit) and stored under a mask for nr < 16: half the
+ * instructions of the shared AVX2 store's two YMM halves, which weighed on the 1x1 layers
+ * with few input channels (K = 16..40: a handful of vpdpbusd per tile). */
+static inline void store_rows16z(const __m512i *acc, int mr, uint8_t *c, int64_t ldc, int nr, const nnp_qepilogue *ep,
+                                 int64_t i0) {
+  const __m512 zp = _mm512_set1_ps((float)ep->zp), lo = _mm512_set1_ps((float)ep->qmin),
+               hi = _mm512_set1_ps((float)ep->qmax);
+  const __mmask16 m = (__mmask16)((1u << nr) - 1u);
+  for (int r = 0; r < mr; r++) {
+    const __m512i s = _mm512_add_epi32(acc[r], _mm512_set1_epi32(ep->bias ? ep->bias[i0 + r] : 0));
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(ep->mult[i0 + r]));
+    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+    _mm_mask_storeu_epi8(c + r * ldc, m, _mm512_cvtusepi32_epi8(_mm512_cvttps_epi32(f)));
+  }
+}
+
 /* u8 x s8: per group of 4 k, 64 bytes of B (16 columns x 4) in one ZMM, the 4 weight bytes
  * of each row broadcast; vpdpbusd adds the 4 exact products of each column into its lane.
  * Even and odd groups go to two sets of 6 accumulators: 12 independent chains keep both
@@ -90,13 +108,7 @@ void nnp_qgemm4_tile_vnni(int64_t K4, const int8_t *a, const uint8_t *b, uint8_t
   }
   const __m512i s[6] = {_mm512_add_epi32(c0, d0), _mm512_add_epi32(c1, d1), _mm512_add_epi32(c2, d2),
                         _mm512_add_epi32(c3, d3), _mm512_add_epi32(c4, d4), _mm512_add_epi32(c5, d5)};
-  /* lanes 0-7 are columns 0-7: the YMM halves for the shared requantizing store */
-  __m256i acc[6][2];
-  for (int r = 0; r < 6; r++) {
-    acc[r][0] = _mm512_castsi512_si256(s[r]);
-    acc[r][1] = _mm512_extracti64x4_epi64(s[r], 1);
-  }
-  nnp_qtile_store_avx2(acc, c, ldc, mr, nr, ep, i0);
+  store_rows16z(s, mr, c, ldc, nr, ep, i0);
 }
 /* Two row panels (12 rows) against one B panel: each 64-byte B load feeds 12 vpdpbusd
  * instead of 6, halving the B bytes streamed from L2 per product (a 16-column B panel
@@ -127,11 +139,8 @@ void nnp_qgemm4_tile2_vnni(int64_t K4, const int8_t *a0, const int8_t *a1, const
     b += BS;
   }
   const __m512i s0[6] = {c0, c1, c2, c3, c4, c5}, s1[6] = {d0, d1, d2, d3, d4, d5};
-  __m256i acc[6][2];
-  for (int r = 0; r < 6; r++) acc[r][0] = _mm512_castsi512_si256(s0[r]), acc[r][1] = _mm512_extracti64x4_epi64(s0[r], 1);
-  nnp_qtile_store_avx2(acc, c, ldc, NNP_QGEMM_MR, nr, ep, i0);
-  for (int r = 0; r < 6; r++) acc[r][0] = _mm512_castsi512_si256(s1[r]), acc[r][1] = _mm512_extracti64x4_epi64(s1[r], 1);
-  nnp_qtile_store_avx2(acc, c + NNP_QGEMM_MR * ldc, ldc, mr1, nr, ep, i0 + NNP_QGEMM_MR);
+  store_rows16z(s0, NNP_QGEMM_MR, c, ldc, nr, ep, i0);
+  store_rows16z(s1, mr1, c + NNP_QGEMM_MR * ldc, ldc, nr, ep, i0 + NNP_QGEMM_MR);
 }
 
 /* The u8 im2col's group rows where the 16 columns are a few runs of consecutive input
