@@ -22,6 +22,9 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
   const char *op = n->op_type;
   if ((!strcmp(op, "Conv") || !strcmp(op, "FusedConv")) && w && w->rank >= 2) {
     c.macs = out_elems * prod(w->dims + 1, w->rank - 1); /* (C_in/group) x kernel */
+  } else if (!strcmp(op, "BlockedConv") && w && w->rank >= 2 && y->rank == 5) {
+    /* Y is N x M/16 x H x W x 16: count the real output channels (W's M), not the padding */
+    c.macs = y->dims[0] * w->dims[0] * y->dims[2] * y->dims[3] * prod(w->dims + 1, w->rank - 1);
   } else if (!strcmp(op, "QLinearConv") && n->n_inputs > 3 && in[3] && in[3]->rank >= 2) {
     c.macs = out_elems * prod(in[3]->dims + 1, in[3]->rank - 1); /* integer MACs; the weight is input 3 */
   } else if (!strcmp(op, "QGemm") && x && x->rank == 2) {
@@ -33,9 +36,11 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
     c.macs = out_elems * k;
   } else if (!strcmp(op, "MatMul") && x && x->rank >= 1) {
     c.macs = out_elems * x->dims[x->rank - 1];
-  } else if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool"))) {
+  } else if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "BlockedMaxPool"))) {
     const int64_t *k;
     int nk = nnp_attr_ints(n, "kernel_shape", &k);
+    if (!strcmp(op, "BlockedMaxPool") && y->rank == 5) /* real channels, as BlockedConv */
+      out_elems = y->dims[0] * nnp_attr_int(n, "channels", y->dims[1] * y->dims[4]) * y->dims[2] * y->dims[3];
     c.flops = out_elems * (nk > 0 ? prod(k, nk) : 1);
     return c;
   } else if (!strcmp(op, "GlobalAveragePool") || !strcmp(op, "GlobalMaxPool") || !strncmp(op, "Reduce", 6)) {
@@ -43,7 +48,8 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
     return c;
   } else if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") ||
              !strcmp(op, "Unsqueeze") || !strcmp(op, "Identity") || !strcmp(op, "Dropout") ||
-             !strcmp(op, "Shape") || !strcmp(op, "Constant")) {
+             !strcmp(op, "Shape") || !strcmp(op, "Constant") || !strcmp(op, "ToBlocked") ||
+             !strcmp(op, "FromBlocked")) {
     return c; /* data movement only */
   } else {
     c.flops = out_elems;
