@@ -54,12 +54,17 @@ typedef struct nnp_plan_options {
   bool fast_kernels; /* CPUID-selected optimised kernels; false: reference kernels only */
   int threads;       /* threads the kernels use (the caller's thread included); default 1 */
   /* Batch > 1 on a per-sample graph: run it image by image on batch-1 plans, the images
-   * spread over the threads (engine/batch_lanes.h); false: layer at a time over the
-   * whole batch. Default true. With lanes, nnp_plan_run leaves the batch plan's
-   * intermediate values unwritten (only its inputs and outputs are used): a caller that
-   * reads intermediates (calibration) turns lanes off. */
-  bool batch_lanes;
+   * spread over the threads (engine/batch_lanes.h); NNP_LANES_OFF: layer at a time over
+   * the whole batch; NNP_LANES_AUTO (the default): lanes unless the weights outweigh an
+   * image's activations by far (engine/batch_lanes.h says when). With lanes,
+   * nnp_plan_run leaves the batch plan's intermediate values unwritten (only its inputs
+   * and outputs are used): a caller that reads intermediates (calibration) turns lanes
+   * off. */
+  int batch_lanes;
 } nnp_plan_options;
+
+/* nnp_plan_options.batch_lanes (false and true read as off and on) */
+enum { NNP_LANES_AUTO = -1, NNP_LANES_OFF = 0, NNP_LANES_ON = 1 };
 
 /* Graph passes (bits of nnp_plan_options.passes). */
 enum {

@@ -88,7 +88,8 @@ static nnp_status native_options(const char *opts, nnp_plan_options *o, double *
       snprintf(cache_dir, cache_dir_size, "%.*s", (int)len - 10, p + 10);
       end = (char *)p + len;
     } else if (!strncmp(p, "memory_plan=", 12)) o->memory_plan = strtol(p + 12, &end, 10) != 0;
-    else if (!strncmp(p, "batch_lanes=", 12)) o->batch_lanes = strtol(p + 12, &end, 10) != 0;
+    else if (!strncmp(p, "batch_lanes=auto", 16) && (p[16] == ',' || !p[16])) o->batch_lanes = NNP_LANES_AUTO, end = (char *)p + 16;
+    else if (!strncmp(p, "batch_lanes=", 12)) o->batch_lanes = strtol(p + 12, &end, 10) != 0 ? NNP_LANES_ON : NNP_LANES_OFF;
     else if (!strncmp(p, "delay_pct=", 10)) {
       *delay_pct = strtod(p + 10, &end);
       if (end == p + len && (*delay_pct < 0 || *delay_pct > 1000))

@@ -67,7 +67,7 @@ void nnp_plan_options_default(nnp_plan_options *o) {
   o->memory_plan = true;
   o->fast_kernels = true;
   o->threads = 1;
-  o->batch_lanes = true;
+  o->batch_lanes = NNP_LANES_AUTO;
 }
 
 nnp_status nnp_plan_options_bind_shape(nnp_plan_options *o, const char *input, int rank, const int64_t *dims) {
@@ -441,7 +441,7 @@ fail:
 /* Batch lanes (engine/batch_lanes.h) when asked for: lane plans compile from the graph
  * and options p came from, with batch 1 and one thread each. */
 static nnp_status add_lanes(nnp_plan **pp, const nnp_graph *src, const nnp_plan_options *opt) {
-  if (!opt->batch_lanes) return NNP_OK;
+  if (opt->batch_lanes == NNP_LANES_OFF) return NNP_OK;
   nnp_status s = nnp_batch_lanes_create(*pp, src, opt, &(*pp)->lanes);
   if (s != NNP_OK) {
     nnp_plan_destroy(*pp);
