@@ -200,11 +200,12 @@ nnp_status nnp_batch_lanes_create(const nnp_plan *full, const nnp_graph *src, co
       nnp_batch_lanes_destroy(bl);
       return s;
     }
-    if (s != NNP_OK || !same_io_batch1(full, bl->lane[bl->n_lanes])) { /* batch baked into the graph */
-      nnp_batch_lanes_destroy(bl);
-      return NNP_OK;
-    }
-    if (bl->n_lanes == 0 && opt->batch_lanes == NNP_LANES_AUTO && weights_dominate(full, bl->lane[0])) {
+    /* the batch baked into the graph, or (auto) weights that a lane would re-read per
+     * image: layer at a time. The lane just compiled is not counted yet: freed here. */
+    if (s != NNP_OK || !same_io_batch1(full, bl->lane[bl->n_lanes]) ||
+        (bl->n_lanes == 0 && opt->batch_lanes == NNP_LANES_AUTO && weights_dominate(full, bl->lane[0]))) {
+      nnp_plan_destroy(bl->lane[bl->n_lanes]);
+      bl->lane[bl->n_lanes] = NULL;
       nnp_batch_lanes_destroy(bl);
       return NNP_OK;
     }
