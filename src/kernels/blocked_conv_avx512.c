@@ -351,6 +351,64 @@ INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const f
 DW_VARIANT(1) DW_VARIANT(2) DW_VARIANT(3) DW_VARIANT(4) DW_VARIANT(5) DW_VARIANT(6) DW_VARIANT(7) DW_VARIANT(8)
 static const dense_fn dw_fns[PX] = {dw_1, dw_2, dw_3, dw_4, dw_5, dw_6, dw_7, dw_8};
 
+/* The padded plane: rows [0, hp) of width wp (pixels), input at (ph, pw), zero around. */
+INLINE void dw_padded_tile(const nnp_bconv_kernel *k, const float *xp, int64_t wp, float *y, const float *r,
+                           int64_t cb, int64_t oh, int64_t ow0, const int np) {
+  const nnp_conv2d_desc *d = &k->d;
+  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  __m512 a[PX];
+#pragma GCC unroll 8
+  for (int p = 0; p < PX; p++) a[p] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < d->kh; kh++) {
+    const float *xrow = xp + (oh * d->sh + kh) * wp * NNP_BLOCK;
+    for (int64_t kw = 0; kw < d->kw; kw++) {
+      const __m512 wv = _mm512_load_ps(wb + (kh * d->kw + kw) * NNP_BLOCK);
+      const float *xs = xrow + (ow0 * d->sw + kw) * NNP_BLOCK;
+#pragma GCC unroll 8
+      for (int p = 0; p < np; p++) a[p] = _mm512_fmadd_ps(_mm512_load_ps(xs + p * d->sw * NNP_BLOCK), wv, a[p]);
+    }
+  }
+  const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
+#pragma GCC unroll 8
+  for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
+}
+
+typedef void (*dw_padded_fn)(const nnp_bconv_kernel *, const float *, int64_t, float *, const float *, int64_t,
+                             int64_t, int64_t);
+#define DW_PADDED_VARIANT(NP)                                                                                   \
+  static void dw_padded_##NP(const nnp_bconv_kernel *k, const float *xp, int64_t wp, float *y, const float *r, \
+                             int64_t cb, int64_t oh, int64_t ow0) {                                           \
+    dw_padded_tile(k, xp, wp, y, r, cb, oh, ow0, NP);                                                         \
+  }
+DW_PADDED_VARIANT(1) DW_PADDED_VARIANT(2) DW_PADDED_VARIANT(3) DW_PADDED_VARIANT(4) DW_PADDED_VARIANT(5)
+DW_PADDED_VARIANT(6) DW_PADDED_VARIANT(7) DW_PADDED_VARIANT(8)
+static const dw_padded_fn dw_padded_fns[PX] = {dw_padded_1, dw_padded_2, dw_padded_3, dw_padded_4,
+                                               dw_padded_5, dw_padded_6, dw_padded_7, dw_padded_8};
+
+void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
+  const nnp_conv2d_desc *d = &k->d;
+  /* what the outputs read: (oh-1)*sh + kh rows, (ow-1)*sw + kw columns (nnp_bconv_dw_plane_fits:
+   * oh <= NNP_BCONV_DW_PLANE_H, sh = 1, kh <= 7, wp <= NNP_BCONV_DW_PLANE_W: at most 44 KB) */
+  const int64_t hp = (d->oh - 1) * d->sh + d->kh, wp = (d->ow - 1) * d->sw + d->kw;
+  float xp[(NNP_BCONV_DW_PLANE_H - 1 + 7) * NNP_BCONV_DW_PLANE_W * NNP_BLOCK] __attribute__((aligned(64)));
+  const __m512 z = _mm512_setzero_ps();
+  for (int64_t i = 0; i < hp; i++) {
+    const int64_t ih = i - d->ph;
+    float *row = xp + i * wp * NNP_BLOCK;
+    const bool in_row = ih >= 0 && ih < d->h;
+    const float *src = in_row ? x + (cb * d->h + ih) * d->w * NNP_BLOCK : NULL;
+    for (int64_t j = 0; j < wp; j++) {
+      const int64_t iw = j - d->pw;
+      _mm512_store_ps(row + j * NNP_BLOCK, in_row && iw >= 0 && iw < d->w ? _mm512_loadu_ps(src + iw * NNP_BLOCK) : z);
+    }
+  }
+  for (int64_t oh = 0; oh < d->oh; oh++)
+    for (int64_t ow0 = 0; ow0 < d->ow; ow0 += PX) {
+      const int np = d->ow - ow0 < PX ? (int)(d->ow - ow0) : PX;
+      dw_padded_fns[np - 1](k, xp, wp, y, r, cb, oh, ow0);
+    }
+}
+
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {
   for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
@@ -368,5 +426,8 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {
   nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
+}
+void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
+  for (int64_t oh = 0; oh < k->d.oh; oh++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
 }
 #endif
