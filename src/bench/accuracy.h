@@ -24,7 +24,7 @@ typedef struct nnp_accuracy_criterion {
 nnp_accuracy_criterion nnp_accuracy_default_criterion(nnp_precision p);
 
 /* The criterion in words for tables and the JSON, e.g. "max_rel <= 1e-04" or
- * "cosine >= 0.99, top-1 >= 90% (10+ rows)". */
+ * "cosine >= 0.99, top-1 >= 90% over 10+ rows". */
 void nnp_accuracy_criterion_text(const nnp_accuracy_criterion *c, char *buf, size_t n);
 
 /* Compares outputs got[0..n) with ref[0..n) (same order). max_rel is the largest absolute

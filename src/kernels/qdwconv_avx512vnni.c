@@ -25,6 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "kernels/qrequant_avx512.h"
 #include "nnperf/alloc.h"
 
 /* acc[i] += (src[i*sw] - zp) * wv, 16 at a time for strides 1 and 2 (stride 2: 32 bytes
@@ -162,8 +163,7 @@ static void deinterleave_row(const uint8_t *src, int64_t n, uint8_t *even, uint8
 }
 
 /* Whether the quads path applies to channels [c0, c1) (weights w - w_zp all in int8),
- * and its geometry. The
- * bordered plane is what the outputs read: (oh - 1) * s + kh rows, (ow - 1) * s + kw
+ * and its geometry. The bordered plane is what the outputs read: (oh - 1) * s + kh rows, (ow - 1) * s + kw
  * columns, input past it ignored and missing input (end padding) a zero point. */
 static bool quad_plan_make(const qdw_job *j, int64_t c0, int64_t c1, quad_plan *q) {
   const nnp_qdw_desc *d = j->d;
@@ -236,17 +236,12 @@ static inline void quad_block(const uint8_t *xp, const quad_plan *q, const int32
     a2 = _mm512_dpbusd_epi32(a2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
     a3 = _mm512_dpbusd_epi32(a3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
   }
-  /* nnp_qrequant on 16 lanes (the bias is in start): the same float operations */
+  /* nnp_qrequant on 16 lanes (the bias is in start) */
   const __m512 mult = _mm512_set1_ps(ep->mult[m]), zp = _mm512_set1_ps((float)ep->zp);
   const __m512 lo = _mm512_set1_ps((float)ep->qmin), hi = _mm512_set1_ps((float)ep->qmax);
-  __m512i acc[4] = {a0, a1, a2, a3};
+  const __m512i acc[4] = {a0, a1, a2, a3};
   __m128i b[4];
-  for (int r = 0; r < 4; r++) {
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r]), mult);
-    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-    b[r] = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(f)); /* byte 4k + j: output 16k + 4r + j */
-  }
+  for (int r = 0; r < 4; r++) b[r] = nnp_qrequant16(acc[r], mult, zp, lo, hi); /* byte 4k + j: output 16k + 4r + j */
   __m512i v = _mm512_inserti32x4(_mm512_castsi128_si512(b[0]), b[1], 1);
   v = _mm512_inserti32x4(_mm512_inserti32x4(v, b[2], 2), b[3], 3); /* dword 4r + k */
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
@@ -276,7 +271,7 @@ static bool qdw_quads_vnni(const qdw_job *j, int64_t c0, int64_t c1) {
     /* the weights as int8, in tap order: quad t is the int32 at byte 4t, zeros past khw */
     int32_t wq[QUAD_MAX_TAPS / 4];
     __m512i wsum = _mm512_setzero_si512();
-    for (int64_t t = 0; t < QUAD_MAX_TAPS && t < khw; t += 32) {
+    for (int64_t t = 0; t < khw; t += 32) { /* khw <= QUAD_MAX_TAPS (quad_plan_make) */
       const int64_t n = khw - t < 32 ? khw - t : 32;
       const __m512i w16 = _mm512_maskz_loadu_epi16((__mmask32)(((uint64_t)1 << n) - 1), wm + t);
       _mm256_storeu_si256((__m256i *)((int8_t *)wq + t), _mm512_cvtepi16_epi8(w16));

@@ -14,6 +14,7 @@
 
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__AVX512F__) && defined(__AVX2__)
 #include "kernels/qgemm_store_avx2.h"
+#include "kernels/qrequant_avx512.h"
 
 static inline __m256i bcast_pair(const int16_t *p) { return _mm256_broadcastd_epi32(_mm_loadu_si32(p)); }
 
@@ -53,21 +54,18 @@ static inline void store_rows16z(const __m512i *acc, int mr, uint8_t *c, int64_t
   const __mmask16 m = (__mmask16)((1u << nr) - 1u);
   for (int r = 0; r < mr; r++) {
     const __m512i s = _mm512_add_epi32(acc[r], _mm512_set1_epi32(ep->bias ? ep->bias[i0 + r] : 0));
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(ep->mult[i0 + r]));
-    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-    _mm_mask_storeu_epi8(c + r * ldc, m, _mm512_cvtusepi32_epi8(_mm512_cvttps_epi32(f)));
+    _mm_mask_storeu_epi8(c + r * ldc, m, nnp_qrequant16(s, _mm512_set1_ps(ep->mult[i0 + r]), zp, lo, hi));
   }
 }
 
 /* u8 x s8: per group of 4 k, 64 bytes of B (16 columns x 4) in one ZMM, the 4 weight bytes
  * of each row broadcast; vpdpbusd adds the 4 exact products of each column into its lane.
- * Even and odd groups go to two sets of 6 accumulators: 12 independent chains keep both
- * VNNI unit busy (6 would wait on vpdpbusd's latency), and 64 products per instruction
- * where the YMM tile did 32. On this Xeon a ZMM vpdpbusd issues once per cycle, so the
- * gain is the fewer loads and instructions: resnet18's four INT8 GEMM shapes 0.88-0.89x
- * the YMM tile's time in bench_qgemm_gops (0.723 -> 0.656 ms, 0.599 -> 0.525, 0.666 ->
- * 0.581, 0.783 -> 0.698). Integer sums: the split changes no bit. */
+ * Even and odd groups go to two sets of 6 accumulators: 12 independent chains hide
+ * vpdpbusd's latency (6 would wait on it), and 64 products per instruction where the YMM
+ * tile did 32: resnet18's four INT8 GEMM shapes 0.88-0.89x the YMM tile's time in
+ * bench_qgemm_gops (0.723 -> 0.656 ms, 0.599 -> 0.525, 0.666 -> 0.581, 0.783 -> 0.698).
+ * The 12-row tile below, which halves the B bytes per product, took them to 0.607, 0.476,
+ * 0.478, 0.536 ms. Integer sums: the split changes no bit. */
 static inline __m512i bcast4z(const int8_t *p) {
   int32_t v;
   memcpy(&v, p, sizeof v); /* one vpbroadcastd from memory */
