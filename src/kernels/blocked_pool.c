@@ -1,15 +1,18 @@
-/* Blocked MaxPool (kernels/blocked_pool.h). Plain C over the 16 lanes of a block: the
- * compiler vectorises the lane loop, and a pool is a small share of any model next to
- * the convolutions around it. */
+/* Blocked MaxPool (kernels/blocked_pool.h): the thread split and the portable C rows;
+ * on AVX-512 CPUs each row is blocked_pool_avx512.c's. The C rows, built for baseline
+ * x86-64, took resnet18's stem pool (64 channels, 112 -> 56) 0.23 ms on 2 threads, 2.7x
+ * ONNX Runtime's, 2% of the model. */
 #include <math.h>
 
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_pool.h"
+#include "kernels/cpu.h"
 
 typedef struct pool_ctx {
   const nnp_pool2d_desc *d;
   const float *x;
   float *y;
+  bool avx512;
 } pool_ctx;
 
 /* Task t = plane * oh + output row. */
@@ -20,6 +23,10 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
     const int64_t oh = t % d->oh, plane = t / d->oh;
     const float *x = c->x + plane * d->h * d->w * NNP_BLOCK;
     float *y = c->y + (plane * d->oh + oh) * d->ow * NNP_BLOCK;
+    if (c->avx512) {
+      nnp_maxpool2d_blocked_row_avx512(d, x, y, oh);
+      continue;
+    }
     const int64_t h0 = oh * d->sh - d->ph;
     const int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + d->kh < d->h ? h0 + d->kh : d->h;
     for (int64_t ow = 0; ow < d->ow; ow++) {
@@ -37,7 +44,7 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
   }
 }
 
-void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
-  pool_ctx c = {d, x, y};
+void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
+  pool_ctx c = {d, x, y, !generic && nnp_cpu_has_avx512f()};
   nnp_threadpool_run(tp, pool_rows, &c, d->planes * d->oh);
 }

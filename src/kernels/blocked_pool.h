@@ -6,8 +6,15 @@
 #ifndef NNP_KERNELS_BLOCKED_POOL_H
 #define NNP_KERNELS_BLOCKED_POOL_H
 
+#include <stdbool.h>
+
 #include "kernels/pool.h"
 
-void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+/* generic: the portable C rows (the test oracle's twin) even on an AVX-512 CPU. */
+void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
+
+/* One output row oh of one channel block: x the block's input plane, y its output row
+ * (blocked_pool_avx512.c; only where nnp_cpu_has_avx512f()). */
+void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh);
 
 #endif

@@ -18,6 +18,7 @@
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_conv_nchw_in.h"
 #include "kernels/blocked_pool.h"
+#include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/fast_ops.h"
@@ -285,15 +286,20 @@ static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
+typedef struct blocked_pool_state {
+  nnp_pool2d_desc d;
+  bool generic;
+} blocked_pool_state;
+
 static nnp_status run_blocked_max_pool(void *state, nnp_op_ctx *ctx) {
-  nnp_maxpool2d_blocked(state, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  const blocked_pool_state *s = state;
+  nnp_maxpool2d_blocked(&s->d, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
   return NNP_OK;
 }
 
 /* The fast kernel takes what nnp_prepare_pool's 2-D MaxPool takes: no dilation, explicit
  * or VALID padding; anything else stays on the reference. */
 static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
-  (void)generic;
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
@@ -302,13 +308,14 @@ static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, 
   bool ok;
   NNP_TRY(nnp_maxpool2d_window(ctx->node, &d, &ok));
   if (!ok) return NNP_OK;
-  nnp_pool2d_desc *state = nnp_malloc(sizeof *state);
+  blocked_pool_state *state = nnp_malloc(sizeof *state);
   if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
-  *state = d;
+  state->d = d;
+  state->generic = generic || !nnp_cpu_has_avx512f();
   out->run = run_blocked_max_pool;
   out->destroy = nnp_free;
   out->state = state;
-  out->name = "pool.max2d.blocked";
+  out->name = state->generic ? "pool.max2d.blocked.generic" : "pool.max2d.blocked.avx512";
   return NNP_OK;
 }
 
