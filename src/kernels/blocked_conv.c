@@ -83,6 +83,14 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     nnp_bconv_destroy(k);
     return nnp_error(NNP_ERR_NOMEM, "out of memory packing blocked conv weights");
   }
+  if (!dw && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX &&
+      d->oh <= NNP_BCONV_PLANE_ROWS) {
+    /* a chunk's weights for two output blocks in half of the 48 KB L1 (3x3: one input
+     * block, 18 KB; 1x1: twelve); a block pair whose weights fit whole is left alone */
+    const int64_t per_block = 2 * taps * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
+    const int64_t chunk = 24576 / per_block > 1 ? 24576 / per_block : 1;
+    if (chunk < k->cb) k->chunk = chunk;
+  }
   memset(k->w, 0, (size_t)nw * sizeof(float));
   memset(k->bias, 0, (size_t)(k->mb * NNP_BLOCK) * sizeof(float));
   if (bias) memcpy(k->bias, bias, (size_t)d->m * sizeof(float));
@@ -189,7 +197,24 @@ typedef struct run_ctx {
   int64_t groups; /* row tasks per image and output row: output block pairs, or channel blocks */
   int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
   int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
+  int64_t rsplit; /* plane tasks (k->chunk): the first row of the second half, or oh when whole */
 } run_ctx;
+
+/* k->chunk: task t = ((image * groups) + block pair) * 2 + half, the halves rows
+ * [0, rsplit) and [rsplit, oh) (one empty where the plane is whole). */
+static void run_planes(void *p, int64_t begin, int64_t end) {
+  const run_ctx *c = p;
+  const nnp_bconv_kernel *k = c->k;
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t half = t % 2, ob = t / 2 % c->groups * 2, n = t / 2 / c->groups;
+    const int64_t oh0 = half ? c->rsplit : 0, oh1 = half ? d->oh : c->rsplit;
+    if (oh0 == oh1) continue;
+    const int nb = ob + 1 < k->mb ? 2 : 1;
+    nnp_bconv_dense_plane_avx512(k, c->x + n * xs, c->y + n * ys, c->r ? c->r + n * ys : NULL, ob, nb, oh0, oh1);
+  }
+}
 
 /* Task t = ((image * groups) + group) * rtasks + row task: each computes one or two
  * output rows of one or two output blocks from its index alone (threadpool.h's contract). */
@@ -223,6 +248,15 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
   run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2, .rows = 1};
   if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
   if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) c.rows = (int)d->oh; /* a task per plane */
+  if (k->chunk) {
+    /* whole planes where the block pairs share out evenly over the threads (or are many),
+     * else halves (mobilenet_v2's 160 and 320 channels are 5 pairs) */
+    const int64_t tasks = d->n * c.groups, threads = tp ? nnp_threadpool_threads(tp) : 1;
+    const bool whole = tasks % threads == 0 || tasks >= 8 * threads || d->oh <= 2;
+    c.rsplit = whole ? d->oh : (d->oh + 3) / 4 * 2;
+    nnp_threadpool_run(tp, run_planes, &c, tasks * 2);
+    return;
+  }
   c.rtasks = (d->oh + c.rows - 1) / c.rows;
   nnp_threadpool_run(tp, run_rows, &c, d->n * c.groups * c.rtasks);
 }

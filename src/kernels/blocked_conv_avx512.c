@@ -168,15 +168,25 @@ static const float zero_row[PXW * 2 * NNP_BLOCK] __attribute__((aligned(64))) = 
  * last row pairs, against a second set of loop bodies). The two rows' outputs are
  * contiguous, so the store is that of 2 * np pixels. */
 INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob, const int nb,
-                       int64_t oh, int64_t ow0, const int np, const int sw, const int rows) {
+                       int64_t oh, int64_t ow0, const int np, const int sw, const int rows, int64_t cb0,
+                       int64_t cb1, float *part) {
   const nnp_conv2d_desc *d = &k->d;
   const int64_t taps = d->kh * d->kw;
   const int64_t wnext = k->cb * taps * NNP_BLOCK * NNP_BLOCK; /* the next output block's weights */
   const float *w0 = k->w + ob * wnext;
+  const int npx = rows * np;
   __m512 a0[PXW], a1[PXW];
+  if (cb0 == 0) {
 #pragma GCC unroll 16
-  for (int p = 0; p < PXW; p++) a0[p] = a1[p] = _mm512_setzero_ps();
-  for (int64_t cb = 0; cb < k->cb; cb++) {
+    for (int p = 0; p < PXW; p++) a0[p] = a1[p] = _mm512_setzero_ps();
+  } else { /* the sums of input blocks [0, cb0), left in part by the call before */
+#pragma GCC unroll 16
+    for (int p = 0; p < PXW; p++) {
+      a0[p] = p < npx ? _mm512_load_ps(part + p * NNP_BLOCK) : _mm512_setzero_ps();
+      a1[p] = p < npx && nb > 1 ? _mm512_load_ps(part + (npx + p) * NNP_BLOCK) : _mm512_setzero_ps();
+    }
+  }
+  for (int64_t cb = cb0; cb < cb1; cb++) {
     const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
     for (int64_t kh = 0; kh < d->kh; kh++) {
       const float *xrow[2];
@@ -233,7 +243,15 @@ INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, cons
       }
     }
   }
-  store_tile(k, r, y, ob, nb, oh, ow0, rows * np, a0, a1);
+  if (cb1 < k->cb) { /* more input blocks to come: park the sums */
+#pragma GCC unroll 16
+    for (int p = 0; p < PXW; p++) {
+      if (p < npx) _mm512_store_ps(part + p * NNP_BLOCK, a0[p]);
+      if (p < npx && nb > 1) _mm512_store_ps(part + (npx + p) * NNP_BLOCK, a1[p]);
+    }
+    return;
+  }
+  store_tile(k, r, y, ob, nb, oh, ow0, npx, a0, a1);
 }
 #undef WIDE_TAP
 
@@ -257,13 +275,15 @@ static const dense_fn dense_fns[2][PX] = {
 /* ... and per (blocks, pixels, stride) for the wide tile, one row or two */
 #define WIDE_VARIANT(NB, NP, SW)                                                                                \
   static void wide_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,    \
-                                      int64_t ob, int64_t oh, int64_t ow0) {                                  \
-    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 1);                                                       \
+                                      int64_t ob, int64_t oh, int64_t ow0, int64_t cb0, int64_t cb1,          \
+                                      float *part) {                                                          \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 1, cb0, cb1, part);                                       \
   }
 #define WIDE2_VARIANT(NB, NP, SW)                                                                               \
   static void wide2_##NB##_##NP##_##SW(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,   \
-                                       int64_t ob, int64_t oh, int64_t ow0) {                                 \
-    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 2);                                                       \
+                                       int64_t ob, int64_t oh, int64_t ow0, int64_t cb0, int64_t cb1,         \
+                                       float *part) {                                                         \
+    dense_wide(k, x, y, r, ob, NB, oh, ow0, NP, SW, 2, cb0, cb1, part);                                       \
   }
 #define WIDE_VARIANTS(NB, SW)                                                                                    \
   WIDE_VARIANT(NB, 1, SW) WIDE_VARIANT(NB, 2, SW) WIDE_VARIANT(NB, 3, SW) WIDE_VARIANT(NB, 4, SW)           \
@@ -285,11 +305,13 @@ WIDE2_VARIANTS(2, 2)
   {wide_##NB##_1_##SW, wide_##NB##_2_##SW, wide_##NB##_3_##SW, wide_##NB##_4_##SW, wide_##NB##_5_##SW,   \
    wide_##NB##_6_##SW, wide_##NB##_7_##SW, wide_##NB##_8_##SW, wide_##NB##_9_##SW, wide_##NB##_10_##SW,  \
    wide_##NB##_11_##SW, wide_##NB##_12_##SW, wide_##NB##_13_##SW, wide_##NB##_14_##SW}
-static const dense_fn wide_fns[2][2][PXW] = {{WIDE_ROW(1, 1), WIDE_ROW(2, 1)}, {WIDE_ROW(1, 2), WIDE_ROW(2, 2)}};
+typedef void (*wide_fn)(const nnp_bconv_kernel *, const float *, float *, const float *, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, float *);
+static const wide_fn wide_fns[2][2][PXW] = {{WIDE_ROW(1, 1), WIDE_ROW(2, 1)}, {WIDE_ROW(1, 2), WIDE_ROW(2, 2)}};
 #define WIDE2_ROW(NB, SW)                                                                                      \
   {wide2_##NB##_1_##SW, wide2_##NB##_2_##SW, wide2_##NB##_3_##SW, wide2_##NB##_4_##SW, wide2_##NB##_5_##SW, \
    wide2_##NB##_6_##SW, wide2_##NB##_7_##SW}
-static const dense_fn wide2_fns[2][2][PXW / 2] = {{WIDE2_ROW(1, 1), WIDE2_ROW(2, 1)},
+static const wide_fn wide2_fns[2][2][PXW / 2] = {{WIDE2_ROW(1, 1), WIDE2_ROW(2, 1)},
                                                   {WIDE2_ROW(1, 2), WIDE2_ROW(2, 2)}};
 
 /* rows output rows from oh: PXW-pixel wide tiles where the stride is 1 or 2, PX-pixel
@@ -299,16 +321,36 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
   const nnp_conv2d_desc *d = &k->d;
   const int wide = d->sw == 1 || d->sw == 2;
   if (rows == 2 && wide && 2 * d->ow <= PXW) {
-    wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0);
+    wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, 0, k->cb, NULL);
     return;
   }
   const int64_t step = wide ? PXW : PX;
   for (int q = 0; q < rows; q++)
     for (int64_t ow0 = 0; ow0 < d->ow; ow0 += step) {
       const int np = d->ow - ow0 < step ? (int)(d->ow - ow0) : (int)step;
-      if (wide) wide_fns[d->sw - 1][nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
+      if (wide) wide_fns[d->sw - 1][nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0, 0, k->cb, NULL);
       else dense_fns[nb - 1][np - 1](k, x, y, r, ob, oh + q, ow0);
     }
+}
+
+/* Rows [oh0, oh1) of a plane at most PXW / 2 wide, in input block chunks of k->chunk:
+ * each chunk's weights (at most about 32 KB) are read from L2 once and then from L1 by
+ * every two-row tile of the rows, where a whole-depth tile streamed all of the block
+ * pair's weights from L2 once per tile (4 times per 7x7 plane). The sums between chunks
+ * wait in part; the order of the sums (input block, kh, kw, channel) is the tile's, so
+ * the result is that of nnp_bconv_dense_row_avx512 bit for bit. */
+void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                  int nb, int64_t oh0, int64_t oh1) {
+  const nnp_conv2d_desc *d = &k->d;
+  float part[(NNP_BCONV_PLANE_ROWS / 2) * 2 * PXW * NNP_BLOCK] __attribute__((aligned(64)));
+  for (int64_t c0 = 0; c0 < k->cb; c0 += k->chunk) {
+    const int64_t c1 = c0 + k->chunk < k->cb ? c0 + k->chunk : k->cb;
+    float *pt = part;
+    for (int64_t oh = oh0; oh < oh1; oh += 2, pt += 2 * PXW * NNP_BLOCK) {
+      if (oh + 2 <= oh1) wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, c0, c1, pt);
+      else wide_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, c0, c1, pt);
+    }
+  }
 }
 
 INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
@@ -429,5 +471,10 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
 }
 void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
   for (int64_t oh = 0; oh < k->d.oh; oh++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
+}
+void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                                  int nb, int64_t oh0, int64_t oh1) {
+  for (int64_t oh = oh0; oh < oh1; oh++)
+    for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
 }
 #endif

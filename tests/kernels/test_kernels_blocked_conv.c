@@ -189,6 +189,15 @@ int main(void) {
       {.n = 1, .c = 16, .h = 7, .w = 40, .m = 16, .kh = 3, .kw = 3, .sh = 3, .sw = 3, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 48, .h = 20, .w = 20, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 48},
       {.n = 2, .c = 40, .h = 9, .w = 9, .m = 40, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 40},
+      /* planes at most 7 wide and 8 high in input block chunks (nnp_bconv_dense_plane_avx512):
+       * 1x1 over many chunks with a ragged last one, an odd output block count (one
+       * block's tiles), 5 pairs over 2-3 threads (half planes), stride 2, 3x3 (a chunk per
+       * block), 8 and 5 rows, batch 2 */
+      {.n = 1, .c = 200, .h = 7, .w = 7, .m = 40, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 150, .h = 7, .w = 7, .m = 160, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 130, .h = 14, .w = 13, .m = 50, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
+      {.n = 2, .c = 48, .h = 8, .w = 6, .m = 70, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 36, .h = 5, .w = 7, .m = 33, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
   };
   for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); i++) {
     nnp_conv2d_desc d = fixed[i];
