@@ -258,5 +258,8 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
     return;
   }
   c.rtasks = (d->oh + c.rows - 1) / c.rows;
-  nnp_threadpool_run(tp, run_rows, &c, d->n * c.groups * c.rtasks);
+  /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per
+   * thread (threadpool.h) */
+  if (k->depthwise || (d->kh == 1 && d->kw == 1)) nnp_threadpool_run_homed(tp, run_rows, &c, d->n * c.groups * c.rtasks);
+  else nnp_threadpool_run(tp, run_rows, &c, d->n * c.groups * c.rtasks);
 }

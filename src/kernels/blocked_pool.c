@@ -46,5 +46,5 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
 
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
   pool_ctx c = {d, x, y, !generic && nnp_cpu_has_avx512f()};
-  nnp_threadpool_run(tp, pool_rows, &c, d->planes * d->oh);
+  nnp_threadpool_run_homed(tp, pool_rows, &c, d->planes * d->oh); /* bound by memory */
 }

@@ -24,6 +24,11 @@ int nnp_threadpool_threads(const nnp_threadpool *tp);
 /* Runs fn over [0, n) split across the threads; returns when every range is done.
  * Not reentrant: one run at a time per pool. */
 void nnp_threadpool_run(nnp_threadpool *tp, nnp_range_fn fn, void *ctx, int64_t n);
+/* The same, but each thread first runs its own contiguous share of the chunks (thread i
+ * the i-th of `threads` equal parts) and only then helps with the others' from their
+ * ends: for memory-bound kernels (depthwise, pooling), where one long stream per
+ * thread beat interleaved chunks (threadpool.c). */
+void nnp_threadpool_run_homed(nnp_threadpool *tp, nnp_range_fn fn, void *ctx, int64_t n);
 /* Chunks a run over n is cut into: min(n, 4 per thread), 1 without workers. */
 int nnp_threadpool_chunks(const nnp_threadpool *tp, int64_t n);
 

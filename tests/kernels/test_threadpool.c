@@ -2,7 +2,8 @@
  * counts (including n smaller than the thread count), over repeated runs; each call gets
  * one chunk of the static cut; a slow thread's chunks are taken by the others (still
  * exactly once); runs right after another (workers spinning) and after a pause (workers
- * asleep) both complete. */
+ * asleep) both complete. All of it for nnp_threadpool_run and nnp_threadpool_run_homed
+ * (own shares first, then the others' from their ends), runs of the two interleaved. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -48,7 +49,7 @@ static void visit_chunk(void *p, int64_t b, int64_t e) {
 }
 
 /* Each call is one chunk of the static cut of [0, n) into `chunks`, each chunk once. */
-static void check_chunks(int threads, bool slow, long pause_us) {
+static void check_chunks(int threads, bool slow, long pause_us, bool homed) {
   nnp_threadpool *tp = NULL;
   CHECK_OK(nnp_threadpool_create(threads, &tp));
   if (!tp) return;
@@ -62,7 +63,7 @@ static void check_chunks(int threads, bool slow, long pause_us) {
     atomic_init(&j.calls, 0);
     j.caller = pthread_self();
     j.slow_workers = slow;
-    nnp_threadpool_run(tp, visit_chunk, &j, n);
+    (homed ? nnp_threadpool_run_homed : nnp_threadpool_run)(tp, visit_chunk, &j, n);
     int chunks = nnp_threadpool_chunks(tp, n), calls = atomic_load(&j.calls), bad = 0;
     CHECK(chunks >= 1 && chunks <= n && chunks <= 4 * threads);
     CHECK_MSG(calls == (n == 1 ? 1 : chunks), "threads %d n %lld: %d calls for %d chunks", threads, (long long)n, calls, chunks);
@@ -72,7 +73,8 @@ static void check_chunks(int threads, bool slow, long pause_us) {
       int64_t cb = c * q + (c < r ? c : r), ce = cb + q + (c < r ? 1 : 0);
       bad += b != cb || j.bounds[k][1] != ce;
     }
-    CHECK_MSG(bad == 0, "threads %d n %lld slow %d: %d wrong visits or chunk bounds", threads, (long long)n, slow, bad);
+    CHECK_MSG(bad == 0, "threads %d n %lld slow %d homed %d: %d wrong visits or chunk bounds", threads, (long long)n,
+              slow, homed, bad);
   }
   nnp_threadpool_destroy(tp);
 }
@@ -87,7 +89,7 @@ int main(void) {
         atomic_int hits[64];
         for (int i = 0; i < 64; i++) atomic_init(&hits[i], 0);
         job j = {hits};
-        nnp_threadpool_run(tp, visit, &j, n);
+        (rep % 2 ? nnp_threadpool_run_homed : nnp_threadpool_run)(tp, visit, &j, n);
         int bad = 0;
         for (int64_t i = 0; i < 64; i++) bad += atomic_load(&hits[i]) != (i < n ? 1 : 0);
         CHECK_MSG(bad == 0, "threads %d n %lld: %d indices visited a wrong number of times", threads, (long long)n, bad);
@@ -95,9 +97,11 @@ int main(void) {
     nnp_threadpool_destroy(tp);
   }
   for (int threads = 2; threads <= 4; threads++) {
-    check_chunks(threads, false, 0);
-    check_chunks(threads, true, 0);
-    check_chunks(threads, false, 3000);
+    for (int homed = 0; homed < 2; homed++) {
+      check_chunks(threads, false, 0, homed);
+      check_chunks(threads, true, 0, homed);
+      check_chunks(threads, false, 3000, homed);
+    }
   }
   nnp_threadpool *tp = NULL;
   CHECK(nnp_threadpool_create(0, &tp) != NNP_OK);
