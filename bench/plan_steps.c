@@ -1,0 +1,85 @@
+/* Each step of a compiled native plan timed alone: for ROUNDS rounds every step runs in
+ * plan order under its own clock, and the best and the median of each step are printed
+ * with the step's input/weight/output channels and planes (blocked values: C counts
+ * 16-channel blocks) and its GFLOP/s; then the
+ * sums, and the whole run (ROUNDS more runs, min and median). Used to compare the
+ * native engine layer by layer with ONNX Runtime's profile and to A/B two builds: the
+ * best of each step is far steadier than a whole-model P50 on a shared machine. Not a
+ * test. Usage: bench_plan_steps MODEL.onnx [THREADS] [ROUNDS] */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench/timing_loop.h"
+#include "nnperf/alloc.h"
+#include "nnperf/bench.h"
+#include "nnperf/cost.h"
+#include "nnperf/engine.h"
+#include "nnperf/onnx.h"
+
+static long long dim(const nnp_tensor *t, int i) { return t && t->rank > i ? (long long)t->dims[i] : 0; }
+
+static int cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MODEL.onnx [THREADS] [ROUNDS]\n", argv[0]);
+    return 2;
+  }
+  const int rounds = argc > 3 ? atoi(argv[3]) : 15;
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  o.threads = argc > 2 ? atoi(argv[2]) : 1;
+  nnp_graph *g = NULL;
+  nnp_plan *p = NULL;
+  if (rounds < 1 || nnp_onnx_load(argv[1], NULL, &g) != NNP_OK || nnp_plan_compile(g, &o, &p) != NNP_OK) {
+    fprintf(stderr, "bench_plan_steps: %s\n", rounds < 1 ? "ROUNDS must be >= 1" : nnp_last_error());
+    return 1;
+  }
+  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 1);
+  for (int w = 0; w < 3; w++) nnp_plan_run(p);
+  const int ns = nnp_plan_num_steps(p);
+  double *t = nnp_malloc((size_t)ns * (size_t)rounds * sizeof(double));
+  if (!t) return 1;
+  for (int r = 0; r < rounds; r++)
+    for (int s = 0; s < ns; s++) {
+      const double t0 = nnp_now();
+      nnp_plan_run_step(p, s);
+      t[s * rounds + r] = nnp_now() - t0;
+    }
+  printf("%s, %d threads, each step alone, %d rounds\n", argv[1], o.threads, rounds);
+  printf("%4s %-18s %-16s %-12s %-16s %10s %10s %8s\n", "step", "op", "in C x H x W", "W[0] W[1]", "out C x H x W",
+         "best ms", "median ms", "GFLOP/s");
+  double best_sum = 0, med_sum = 0;
+  for (int s = 0; s < ns; s++) {
+    double *ts = t + s * rounds;
+    qsort(ts, (size_t)rounds, sizeof *ts, cmp);
+    const nnp_node *n = nnp_plan_step_node(p, s);
+    const nnp_tensor *in[8] = {0}, *out[1] = {0};
+    for (int i = 0; i < n->n_inputs && i < 8; i++) in[i] = n->inputs[i] >= 0 ? nnp_plan_value(p, n->inputs[i]) : NULL;
+    out[0] = nnp_plan_value(p, n->outputs[0]);
+    const nnp_cost c = nnp_node_cost(n, in, out);
+    char xs[48], ws[32], ys[48];
+    snprintf(xs, sizeof xs, "%lldx%lldx%lld", dim(in[0], 1), dim(in[0], 2), dim(in[0], 3));
+    snprintf(ws, sizeof ws, "%lld %lld", dim(in[1], 0), dim(in[1], 1));
+    snprintf(ys, sizeof ys, "%lldx%lldx%lld", dim(out[0], 1), dim(out[0], 2), dim(out[0], 3));
+    printf("%4d %-18s %-16s %-12s %-16s %10.4f %10.4f %8.1f\n", s, n->op_type, xs, n->n_inputs > 1 ? ws : "-", ys,
+           ts[0] * 1e3, ts[rounds / 2] * 1e3, c.flops / ts[0] * 1e-9);
+    best_sum += ts[0];
+    med_sum += ts[rounds / 2];
+  }
+  printf("sum of the steps' best %.3f ms, of their medians %.3f ms\n", best_sum * 1e3, med_sum * 1e3);
+  for (int r = 0; r < rounds; r++) {
+    const double t0 = nnp_now();
+    nnp_plan_run(p);
+    t[r] = nnp_now() - t0;
+  }
+  qsort(t, (size_t)rounds, sizeof *t, cmp);
+  printf("whole run: min %.3f ms, median %.3f ms\n", t[0] * 1e3, t[rounds / 2] * 1e3);
+  nnp_free(t);
+  nnp_plan_destroy(p);
+  nnp_graph_destroy(g);
+  return 0;
+}
