@@ -83,10 +83,12 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     nnp_bconv_destroy(k);
     return nnp_error(NNP_ERR_NOMEM, "out of memory packing blocked conv weights");
   }
-  if (!dw && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX &&
-      d->oh <= NNP_BCONV_PLANE_ROWS) {
+  if (!dw && !k->generic && (d->sw == 1 || d->sw == 2) &&
+      (2 * d->ow <= NNP_BCONV_WIDE_PX || (d->ow <= NNP_BCONV_WIDE_PX && taps == 1))) {
     /* a chunk's weights for two output blocks in half of the 48 KB L1 (3x3: one input
-     * block, 18 KB; 1x1: twelve); a block pair whose weights fit whole is left alone */
+     * block, 18 KB; 1x1: twelve); a block pair whose weights fit whole is left alone.
+     * Planes 8 to 14 wide: 1x1 only (resnet18's 3x3 layers on 14x14 planes were 2% slower
+     * in chunks, EfficientNet-Lite0's 1x1 layers over 480 and 672 channels faster) */
     const int64_t per_block = 2 * taps * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
     const int64_t chunk = 24576 / per_block > 1 ? 24576 / per_block : 1;
     if (chunk < k->cb) k->chunk = chunk;
@@ -197,20 +199,18 @@ typedef struct run_ctx {
   int64_t groups; /* row tasks per image and output row: output block pairs, or channel blocks */
   int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
   int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
-  int64_t rsplit; /* plane tasks (k->chunk): the first row of the second half, or oh when whole */
 } run_ctx;
 
-/* k->chunk: task t = ((image * groups) + block pair) * 2 + half, the halves rows
- * [0, rsplit) and [rsplit, oh) (one empty where the plane is whole). */
+/* k->chunk: task t = ((image * groups) + block pair) * rtasks + row group, the groups
+ * c->rows rows each (the last may be shorter). */
 static void run_planes(void *p, int64_t begin, int64_t end) {
   const run_ctx *c = p;
   const nnp_bconv_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
   const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t half = t % 2, ob = t / 2 % c->groups * 2, n = t / 2 / c->groups;
-    const int64_t oh0 = half ? c->rsplit : 0, oh1 = half ? d->oh : c->rsplit;
-    if (oh0 == oh1) continue;
+    const int64_t oh0 = t % c->rtasks * c->rows, ob = t / c->rtasks % c->groups * 2, n = t / c->rtasks / c->groups;
+    const int64_t oh1 = oh0 + c->rows < d->oh ? oh0 + c->rows : d->oh;
     const int nb = ob + 1 < k->mb ? 2 : 1;
     nnp_bconv_dense_plane_avx512(k, c->x + n * xs, c->y + n * ys, c->r ? c->r + n * ys : NULL, ob, nb, oh0, oh1);
   }
@@ -249,12 +249,15 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
   if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
   if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) c.rows = (int)d->oh; /* a task per plane */
   if (k->chunk) {
-    /* whole planes where the block pairs share out evenly over the threads (or are many),
-     * else halves (mobilenet_v2's 160 and 320 channels are 5 pairs) */
-    const int64_t tasks = d->n * c.groups, threads = tp ? nnp_threadpool_threads(tp) : 1;
-    const bool whole = tasks % threads == 0 || tasks >= 8 * threads || d->oh <= 2;
-    c.rsplit = whole ? d->oh : (d->oh + 3) / 4 * 2;
-    nnp_threadpool_run(tp, run_planes, &c, tasks * 2);
+    /* planes at most 7 wide and 8 high: whole planes where the block pairs share out
+     * evenly over the threads (or are many), else 4 rows (mobilenet_v2's 160 and 320
+     * channels are 5 pairs); wider planes: 4 rows, 4 one-row tiles */
+    const int64_t pairs = d->n * c.groups, threads = tp ? nnp_threadpool_threads(tp) : 1;
+    const bool whole = 2 * d->ow <= NNP_BCONV_WIDE_PX && d->oh <= 2 * NNP_BCONV_PLANE_TILES &&
+                       (pairs % threads == 0 || pairs >= 8 * threads);
+    c.rows = whole ? (int)d->oh : 4;
+    c.rtasks = (d->oh + c.rows - 1) / c.rows;
+    nnp_threadpool_run(tp, run_planes, &c, pairs * c.rtasks);
     return;
   }
   c.rtasks = (d->oh + c.rows - 1) / c.rows;

@@ -333,21 +333,23 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
     }
 }
 
-/* Rows [oh0, oh1) of a plane at most PXW / 2 wide, in input block chunks of k->chunk:
- * each chunk's weights (at most about 32 KB) are read from L2 once and then from L1 by
- * every two-row tile of the rows, where a whole-depth tile streamed all of the block
- * pair's weights from L2 once per tile (4 times per 7x7 plane). The sums between chunks
- * wait in part; the order of the sums (input block, kh, kw, channel) is the tile's, so
- * the result is that of nnp_bconv_dense_row_avx512 bit for bit. */
+/* Rows [oh0, oh1) of a plane at most PXW wide, in input block chunks of k->chunk: each
+ * chunk's weights (about 24 KB) are read from L2 once and then from L1 by every tile of
+ * the rows (two-row tiles on planes at most PXW / 2 wide, one-row tiles up to PXW),
+ * where a whole-depth tile streamed all of the block pair's weights from L2 once per
+ * tile (4 times per 7x7 plane, 14 times per 14x14 plane). The sums between chunks wait
+ * in part; the order of the sums (input block, kh, kw, channel) is the tile's, so the
+ * result is that of nnp_bconv_dense_row_avx512 bit for bit. */
 void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                   int nb, int64_t oh0, int64_t oh1) {
   const nnp_conv2d_desc *d = &k->d;
-  float part[(NNP_BCONV_PLANE_ROWS / 2) * 2 * PXW * NNP_BLOCK] __attribute__((aligned(64)));
+  float part[NNP_BCONV_PLANE_TILES * 2 * PXW * NNP_BLOCK] __attribute__((aligned(64)));
+  const int two = 2 * d->ow <= PXW; /* two rows per tile */
   for (int64_t c0 = 0; c0 < k->cb; c0 += k->chunk) {
     const int64_t c1 = c0 + k->chunk < k->cb ? c0 + k->chunk : k->cb;
     float *pt = part;
-    for (int64_t oh = oh0; oh < oh1; oh += 2, pt += 2 * PXW * NNP_BLOCK) {
-      if (oh + 2 <= oh1) wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, c0, c1, pt);
+    for (int64_t oh = oh0; oh < oh1; oh += 1 + two, pt += 2 * PXW * NNP_BLOCK) {
+      if (two && oh + 2 <= oh1) wide2_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, c0, c1, pt);
       else wide_fns[d->sw - 1][nb - 1][d->ow - 1](k, x, y, r, ob, oh, 0, c0, c1, pt);
     }
   }

@@ -37,12 +37,13 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
 #define NNP_BCONV_DW_PLANE_W 32
 #define NNP_BCONV_DW_PLANE_H 16
 bool nnp_bconv_dw_plane_fits(const nnp_bconv_kernel *k);
-/* Dense layers on planes at most NNP_BCONV_WIDE_PX / 2 wide and NNP_BCONV_PLANE_ROWS
- * high, strides 1 and 2, more input blocks than one chunk (k->chunk, set at prepare):
- * output rows [oh0, oh1) of output blocks [ob, ob + nb), the input channels in chunks
- * whose weights stay in L1 across the rows' tiles (7x7 planes: resnet18's 512-channel
- * layers, the 1x1 layers at the end of MobileNet and EfficientNet). */
-#define NNP_BCONV_PLANE_ROWS 8
+/* Dense layers on planes at most NNP_BCONV_WIDE_PX wide, strides 1 and 2, more input
+ * blocks than one chunk (k->chunk, set at prepare): output rows [oh0, oh1) of output
+ * blocks [ob, ob + nb), the input channels in chunks whose weights stay in L1 across the
+ * rows' tiles (resnet18's 256- and 512-channel layers, the 1x1 layers over many channels
+ * at the end of MobileNet and EfficientNet). At most NNP_BCONV_PLANE_TILES tiles: 8 rows
+ * of a plane at most 7 wide, 4 rows of a wider one. */
+#define NNP_BCONV_PLANE_TILES 4
 void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                   int nb, int64_t oh0, int64_t oh1);
 void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb);

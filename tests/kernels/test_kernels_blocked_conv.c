@@ -198,6 +198,11 @@ int main(void) {
       {.n = 1, .c = 130, .h = 14, .w = 13, .m = 50, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
       {.n = 2, .c = 48, .h = 8, .w = 6, .m = 70, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 36, .h = 5, .w = 7, .m = 33, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      /* ... and planes 8 to 14 wide: one-row tiles in groups of 4 rows, a short last group */
+      {.n = 1, .c = 250, .h = 14, .w = 14, .m = 40, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
+      {.n = 2, .c = 40, .h = 13, .w = 11, .m = 36, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 200, .h = 27, .w = 27, .m = 20, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
+      {.n = 1, .c = 34, .h = 18, .w = 17, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
   };
   for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); i++) {
     nnp_conv2d_desc d = fixed[i];
