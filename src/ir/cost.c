@@ -43,6 +43,9 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
       out_elems = y->dims[0] * nnp_attr_int(n, "channels", y->dims[1] * y->dims[4]) * y->dims[2] * y->dims[3];
     c.flops = out_elems * (nk > 0 ? prod(k, nk) : 1);
     return c;
+  } else if (!strcmp(op, "BlockedGlobalAveragePool")) { /* real channels: Y's */
+    c.flops = x && x->rank == 5 ? out_elems * x->dims[2] * x->dims[3] : out_elems;
+    return c;
   } else if (!strcmp(op, "GlobalAveragePool") || !strcmp(op, "GlobalMaxPool") || !strncmp(op, "Reduce", 6)) {
     c.flops = x ? nnp_tensor_numel(x) : out_elems;
     return c;

@@ -48,3 +48,28 @@ void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, b
   pool_ctx c = {d, x, y, !generic && nnp_cpu_has_avx512f()};
   nnp_threadpool_run_homed(tp, pool_rows, &c, d->planes * d->oh); /* bound by memory */
 }
+
+typedef struct gap_ctx {
+  const float *x;
+  float *y;
+  int64_t c, cb, hw;
+} gap_ctx;
+
+/* Task t = image * cb + channel block. */
+static void gap_blocks(void *p, int64_t begin, int64_t end) {
+  const gap_ctx *g = p;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t i = t / g->cb, b = t % g->cb;
+    const float *xb = g->x + t * g->hw * NNP_BLOCK;
+    double acc[NNP_BLOCK] = {0};
+    for (int64_t q = 0; q < g->hw; q++)
+      for (int l = 0; l < NNP_BLOCK; l++) acc[l] += (double)xb[q * NNP_BLOCK + l];
+    const int64_t valid = g->c - b * NNP_BLOCK < NNP_BLOCK ? g->c - b * NNP_BLOCK : NNP_BLOCK;
+    for (int64_t l = 0; l < valid; l++) g->y[i * g->c + b * NNP_BLOCK + l] = (float)(acc[l] / (double)g->hw);
+  }
+}
+
+void nnp_global_avgpool_blocked(int64_t n, int64_t c, int64_t hw, const float *x, float *y, nnp_threadpool *tp) {
+  gap_ctx g = {x, y, c, nnp_blocks(c), hw};
+  nnp_threadpool_run_homed(tp, gap_blocks, &g, n * g.cb);
+}

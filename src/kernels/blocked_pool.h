@@ -1,4 +1,4 @@
-/* MaxPool in the blocked NCHW16c layout (kernels/blocked_conv.h): the window of one
+/* MaxPool and GlobalAveragePool in the blocked NCHW16c layout (kernels/blocked_conv.h): the window of one
  * output pixel is a max over 16-float vectors, one per tap, so resnet's stem pool stays
  * inside the blocked region instead of costing a FromBlocked and a ToBlocked around it.
  * d->planes counts channel blocks (N * C/16). Padding never takes part; padded channels
@@ -16,5 +16,11 @@ void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, b
 /* One output row oh of one channel block: x the block's input plane, y its output row
  * (blocked_pool_avx512.c; only where nnp_cpu_has_avx512f()). */
 void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh);
+
+/* GlobalAveragePool of a blocked X (n images of c real channels, hw pixels) into NCHW Y
+ * [n, c, 1, 1]: each lane summed in double over the pixels in order, then divided, as
+ * nnp_global_avgpool (kernels/pool.h) does per plane, so the two agree bit for bit. The
+ * classifier reads Y as it is: no FromBlocked of the last feature map. */
+void nnp_global_avgpool_blocked(int64_t n, int64_t c, int64_t hw, const float *x, float *y, nnp_threadpool *tp);
 
 #endif

@@ -243,7 +243,7 @@ static nnp_status pool_view(const nnp_op_ctx *ctx, nchw_view *v) {
   const nnp_tensor *x = ctx->in[0];
   const int64_t c = nnp_attr_int(ctx->node, "channels", -1);
   if (!is_blocked(x) || c < 1 || nnp_blocks(c) != x->dims[1])
-    return nnp_error(NNP_ERR_SHAPE, "BlockedMaxPool: input is not NCHW16c with %lld channels", (long long)c);
+    return nnp_error(NNP_ERR_SHAPE, "%s: input is not NCHW16c with %lld channels", ctx->node->op_type, (long long)c);
   memset(v, 0, sizeof *v);
   v->x = unblocked_shape(x, c);
   v->in[0] = &v->x;
@@ -319,6 +319,48 @@ static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, 
   return NNP_OK;
 }
 
+/* ---- BlockedGlobalAveragePool: blocked X, NCHW Y ---- */
+
+static nnp_status infer_blocked_gap(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  NNP_TRY(nnp_op_global_average_pool.infer(&v.ctx));
+  nnp_set_shape(ctx->out[0], NNP_F32, v.y.rank, v.y.dims);
+  ctx->scratch_needed = align64(nnp_tensor_nbytes(&v.x)) + v.ctx.scratch_needed;
+  return NNP_OK;
+}
+
+static nnp_status ref_blocked_gap(nnp_op_ctx *ctx) {
+  nchw_view v;
+  NNP_TRY(pool_view(ctx, &v));
+  const size_t nx = align64(nnp_tensor_nbytes(&v.x));
+  if (nx > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "BlockedGlobalAveragePool: scratch too small");
+  v.x.data = ctx->scratch;
+  nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], v.x.dims[2] * v.x.dims[3], NULL);
+  v.ctx.out = ctx->out; /* Y is NCHW already */
+  v.ctx.scratch = (char *)ctx->scratch + nx;
+  v.ctx.scratch_size = ctx->scratch_size - nx;
+  return nnp_op_global_average_pool.ref(&v.ctx);
+}
+
+static nnp_status run_blocked_gap(void *state, nnp_op_ctx *ctx) {
+  (void)state;
+  const nnp_tensor *x = ctx->in[0];
+  nnp_global_avgpool_blocked(x->dims[0], nnp_attr_int(ctx->node, "channels", 0), x->dims[2] * x->dims[3], x->data,
+                             ctx->out[0]->data, ctx->pool);
+  return NNP_OK;
+}
+
+/* One kernel for every CPU: a sum per lane in double, as the NCHW kernel's. */
+static nnp_status prepare_blocked_gap(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  if (nnp_tensor_numel(ctx->in[0]) == 0 || nnp_tensor_numel(ctx->out[0]) == 0) return NNP_OK;
+  out->run = run_blocked_gap;
+  out->name = "pool.global_avg.blocked";
+  return NNP_OK;
+}
+
 const nnp_op_info nnp_op_to_blocked = {.name = "ToBlocked", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
                                        .max_outputs = 1, .infer = infer_to_blocked, .ref = ref_to_blocked,
                                        .prepare = prepare_reorder};
@@ -331,3 +373,6 @@ const nnp_op_info nnp_op_blocked_conv = {.name = "BlockedConv", .min_inputs = 2,
 const nnp_op_info nnp_op_blocked_max_pool = {.name = "BlockedMaxPool", .min_inputs = 1, .max_inputs = 1,
                                              .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_max_pool,
                                              .ref = ref_blocked_max_pool, .prepare = prepare_blocked_max_pool};
+const nnp_op_info nnp_op_blocked_global_average_pool = {
+    .name = "BlockedGlobalAveragePool", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
+    .infer = infer_blocked_gap, .ref = ref_blocked_gap, .prepare = prepare_blocked_gap};

@@ -24,6 +24,7 @@ enum {
   NNP_OP_FROM_BLOCKED,
   NNP_OP_BLOCKED_CONV,
   NNP_OP_BLOCKED_MAX_POOL,
+  NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL,
   NNP_OP_INTERNAL_END
 };
 
@@ -41,11 +42,13 @@ extern const nnp_op_info nnp_op_qgemm;
  * N x C/16 x H x W x 16 (padded channels zero), FromBlocked(X) back, attribute `channels`
  * (the real C), and BlockedConv(X, W, [B], [R]): FusedConv's attributes and epilogue on
  * blocked X, R and Y (W and B in ONNX layout), BlockedMaxPool(X): MaxPool's attributes
- * plus `channels`, on blocked X and Y. Made by the blocked-layout pass only. */
+ * plus `channels`, on blocked X and Y, BlockedGlobalAveragePool(X): attribute `channels`,
+ * blocked X, NCHW Y [N, C, 1, 1]. Made by the blocked-layout pass only. */
 extern const nnp_op_info nnp_op_to_blocked;
 extern const nnp_op_info nnp_op_from_blocked;
 extern const nnp_op_info nnp_op_blocked_conv;
 extern const nnp_op_info nnp_op_blocked_max_pool;
+extern const nnp_op_info nnp_op_blocked_global_average_pool;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

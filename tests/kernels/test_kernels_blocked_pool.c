@@ -1,4 +1,4 @@
-/* Blocked MaxPool (kernels/blocked_pool.h) against the NCHW MaxPool kernel
+/* Blocked MaxPool and GlobalAveragePool (kernels/blocked_pool.h) against the NCHW MaxPool kernel
  * (kernels/pool.h) on reblocked data, over random shapes: channels ragged against 16,
  * windows 1..4, strides 1..3, padding, threads 1..3. Max is exact, so the outputs must
  * be equal, and the padded lanes 0. Odd trials run the portable rows, even ones the best
@@ -47,6 +47,24 @@ int main(void) {
           zero &= yb[((i * cb + cb - 1) * d.oh * d.ow + p) * NNP_BLOCK + l] == 0.0f;
     CHECK(zero);
     nnp_free(x), nnp_free(want), nnp_free(got), nnp_free(xb), nnp_free(yb);
+  }
+  /* GlobalAveragePool of blocked X into NCHW Y: equal to the NCHW kernel (both sum in
+   * double in pixel order); channels ragged against 16, planes 1x1 to 9x9 */
+  for (int trial = 0; trial < 60; trial++) {
+    const int64_t n = kt_int(1, 3), c = kt_int(1, 50), hw = kt_int(1, 81), cb = nnp_blocks(c);
+    float *x = nnp_malloc((size_t)(n * c * hw) * 4), *xb = nnp_malloc((size_t)(n * cb * hw * NNP_BLOCK) * 4);
+    float *want = nnp_malloc((size_t)(n * c) * 4), *got = nnp_malloc((size_t)(n * c + 1) * 4);
+    kt_fill(x, n * c * hw);
+    nnp_nchw_to_blocked(x, xb, n, c, hw, NULL);
+    nnp_global_avgpool(n * c, hw, x, want, NULL);
+    memset(got, 0xff, (size_t)(n * c + 1) * 4);
+    nnp_global_avgpool_blocked(n, c, hw, xb, got, pools[trial % 3]);
+    CHECK_MSG(!memcmp(got, want, (size_t)(n * c) * 4), "gap n%lld c%lld hw%lld", (long long)n, (long long)c,
+              (long long)hw);
+    uint32_t past;
+    memcpy(&past, &got[n * c], 4);
+    CHECK_MSG(past == 0xffffffffu, "gap n%lld c%lld: wrote past Y", (long long)n, (long long)c);
+    nnp_free(x), nnp_free(xb), nnp_free(want), nnp_free(got);
   }
   for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();

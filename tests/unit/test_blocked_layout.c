@@ -3,7 +3,8 @@
  * region, and a blocked value read twice outside it:
  *  - the rewrite: every conv is a BlockedConv, one ToBlocked per value entering the
  *    region, one FromBlocked per value leaving it (the value read twice gets one); a
- *    MaxPool on a blocked value joins the region, one on the graph input does not;
+ *    MaxPool on a blocked value joins the region, one on the graph input does not; so
+ *    does a GlobalAveragePool (its output NCHW, no FromBlocked for its input);
  *  - the numbers: bit-identical to the pass off on the reference kernels (BlockedConv's
  *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
  *    batch 3 with batch lanes and 2 threads;
@@ -22,7 +23,7 @@
 #include "test.h"
 #include "ir_builder.h"
 
-enum { NOUT = 5 }; /* graph outputs */
+enum { NOUT = 7 }; /* graph outputs */
 
 static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
   nnp_attr *a;
@@ -47,13 +48,15 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             C -> Relu -> E, C -> Sigmoid -> F               (C leaves the region twice)
  *             A -> MaxPool 3x3 s2 p1 -> P -> conv4 1x1 (8) -> G   (the pool joins the region)
  *             X -> MaxPool 2x2 s2 -> H                       (stays NCHW: X is not blocked)
- * Outputs D, E, F, G, H. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+ *             P -> GlobalAveragePool -> K                    (reads P blocked, writes NCHW)
+ *             H -> GlobalAveragePool -> L                    (stays NCHW: H is not blocked)
+ * Outputs D, E, F, G, H, K, L. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
 static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f, pv, gv, h;
+  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -66,9 +69,9 @@ static nnp_graph *build(int64_t xc) {
   int w2 = add_f32_init(g, "W2", 4, w2d, 0), b2 = add_f32_init(g, "B2", 1, b1d, 0);
   int w3 = add_f32_init(g, "W3", 4, w3d, 0), b3 = add_f32_init(g, "B3", 1, b3d, 0);
   int w4 = add_f32_init(g, "W4", 4, w3d, 0);
-  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H"};
-  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h};
-  for (int i = 0; i < 10; i++) nnp_graph_value(g, names[i], vals[i]);
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv};
+  for (int i = 0; i < 12; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -88,7 +91,9 @@ static nnp_graph *build(int64_t xc) {
   nnp_graph_add_node(g, "pool_x", "MaxPool", "", 1, &x, 1, &h, &ni);
   add_ints_attr(&g->nodes[ni], "kernel_shape", 2, 2);
   add_ints_attr(&g->nodes[ni], "strides", 2, 2);
-  int outs[NOUT] = {d, e, f, gv, h};
+  nnp_graph_add_node(g, "gap_p", "GlobalAveragePool", "", 1, &pv, 1, &kv, NULL);
+  nnp_graph_add_node(g, "gap_h", "GlobalAveragePool", "", 1, &h, 1, &lv, NULL);
+  int outs[NOUT] = {d, e, f, gv, h, kv, lv};
   for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
@@ -103,7 +108,7 @@ enum { MAXOUT = 3 * 3 * 24 * 81 };
 typedef struct result {
   float out[NOUT][MAXOUT];
   int64_t n[NOUT];
-  int to, from, bconv, bpool, steps, lanes;
+  int to, from, bconv, bpool, bgap, steps, lanes;
 } result;
 
 static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
@@ -129,6 +134,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
     r->from += !strcmp(t, "FromBlocked");
     r->bconv += !strcmp(t, "BlockedConv");
     r->bpool += !strcmp(t, "BlockedMaxPool");
+    r->bgap += !strcmp(t, "BlockedGlobalAveragePool");
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
@@ -163,6 +169,7 @@ static void test_graph(int64_t xc, int to_blocked) {
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
   CHECK_MSG(got.bconv == 4, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
   CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
+  CHECK_MSG(got.bgap == 1, "%d BlockedGlobalAveragePool (on P only)", got.bgap);
   CHECK_MSG(got.to == to_blocked, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked);
   CHECK_MSG(got.from == 3, "%d FromBlocked (C once for both readers, D, G)", got.from);
   CHECK_MSG(got.steps == want.steps + 3 + to_blocked, "steps %d vs %d without the pass", got.steps, want.steps);
@@ -177,7 +184,7 @@ static void test_graph(int64_t xc, int to_blocked) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 4 && got.bpool == 1 && got.to == to_blocked);
+        CHECK(got.bconv == 4 && got.bpool == 1 && got.bgap == 1 && got.to == to_blocked);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "X %lld channels, fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)xc,
@@ -204,7 +211,7 @@ int main(void) {
   if (!nnp_cpu_has_avx512f()) {
     nnp_graph *g = build(20);
     run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
-    CHECK(got.bconv == 0 && got.bpool == 0 && got.to == 0 && got.from == 0);
+    CHECK(got.bconv == 0 && got.bpool == 0 && got.bgap == 0 && got.to == 0 && got.from == 0);
     printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
     nnp_graph_destroy(g);
     TEST_MAIN_END();
