@@ -1,7 +1,7 @@
 /* Each step of a compiled native plan timed alone: for ROUNDS rounds every step runs in
  * plan order under its own clock, and the best and the median of each step are printed
  * with the step's input/weight/output channels and planes (blocked values: C counts
- * 16-channel blocks) and its GFLOP/s; then the
+ * 16-channel blocks), its GFLOP/s and its kernel; then the
  * sums, and the whole run (ROUNDS more runs, min and median). Used to compare the
  * native engine layer by layer with ONNX Runtime's profile and to A/B two builds: the
  * best of each step is far steadier than a whole-model P50 on a shared machine. Not a
@@ -50,8 +50,8 @@ int main(int argc, char **argv) {
       t[s * rounds + r] = nnp_now() - t0;
     }
   printf("%s, %d threads, each step alone, %d rounds\n", argv[1], o.threads, rounds);
-  printf("%4s %-18s %-16s %-12s %-16s %10s %10s %8s\n", "step", "op", "in C x H x W", "W[0] W[1]", "out C x H x W",
-         "best ms", "median ms", "GFLOP/s");
+  printf("%4s %-18s %-16s %-12s %-16s %10s %10s %8s  %s\n", "step", "op", "in C x H x W", "W[0] W[1]", "out C x H x W",
+         "best ms", "median ms", "GFLOP/s", "kernel");
   double best_sum = 0, med_sum = 0;
   for (int s = 0; s < ns; s++) {
     double *ts = t + s * rounds;
@@ -65,8 +65,8 @@ int main(int argc, char **argv) {
     snprintf(xs, sizeof xs, "%lldx%lldx%lld", dim(in[0], 1), dim(in[0], 2), dim(in[0], 3));
     snprintf(ws, sizeof ws, "%lld %lld", dim(in[1], 0), dim(in[1], 1));
     snprintf(ys, sizeof ys, "%lldx%lldx%lld", dim(out[0], 1), dim(out[0], 2), dim(out[0], 3));
-    printf("%4d %-18s %-16s %-12s %-16s %10.4f %10.4f %8.1f\n", s, n->op_type, xs, n->n_inputs > 1 ? ws : "-", ys,
-           ts[0] * 1e3, ts[rounds / 2] * 1e3, c.flops / ts[0] * 1e-9);
+    printf("%4d %-18s %-16s %-12s %-16s %10.4f %10.4f %8.1f  %s\n", s, n->op_type, xs, n->n_inputs > 1 ? ws : "-", ys,
+           ts[0] * 1e3, ts[rounds / 2] * 1e3, c.flops / ts[0] * 1e-9, nnp_plan_step_kernel(p, s));
     best_sum += ts[0];
     med_sum += ts[rounds / 2];
   }

@@ -199,6 +199,7 @@ typedef struct run_ctx {
   int64_t groups; /* row tasks per image and output row: output block pairs, or channel blocks */
   int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
   int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
+  bool row_major; /* run_rows' tasks row outer, group inner */
 } run_ctx;
 
 /* k->chunk: task t = ((image * groups) + block pair) * rtasks + row group, the groups
@@ -216,15 +217,17 @@ static void run_planes(void *p, int64_t begin, int64_t end) {
   }
 }
 
-/* Task t = ((image * groups) + group) * rtasks + row task: each computes one or two
- * output rows of one or two output blocks from its index alone (threadpool.h's contract). */
+/* Task t = ((image * groups) + group) * rtasks + row task, or with row_major
+ * ((image * rtasks) + row task) * groups + group: each computes one or two output rows of
+ * one or two output blocks from its index alone (threadpool.h's contract). */
 static void run_rows(void *p, int64_t begin, int64_t end) {
   const run_ctx *c = p;
   const nnp_bconv_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
   const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t oh = t % c->rtasks * c->rows, gi = t / c->rtasks % c->groups, n = t / c->rtasks / c->groups;
+    const int64_t oh = (c->row_major ? t / c->groups % c->rtasks : t % c->rtasks) * c->rows;
+    const int64_t gi = c->row_major ? t % c->groups : t / c->rtasks % c->groups, n = t / c->rtasks / c->groups;
     const float *x = c->x + n * xs, *r = c->r ? c->r + n * ys : NULL;
     float *y = c->y + n * ys;
     if (k->depthwise) {
@@ -261,6 +264,12 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
     return;
   }
   c.rtasks = (d->oh + c.rows - 1) / c.rows;
+  /* Layers bound by memory split the plane by rows over the threads, the same way in
+   * consecutive layers, so each thread reads the rows it wrote: depthwise rows, and 1x1
+   * layers whose block pair's weights fit L1 (32 KB), row outer; weight-heavy ones pair
+   * outer. */
+  const int64_t taps = d->kh * d->kw;
+  c.row_major = c.rows == 1 && (k->depthwise || (taps == 1 && 2 * k->cb * NNP_BLOCK * NNP_BLOCK * 4 <= 32768));
   /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per
    * thread (threadpool.h) */
   if (k->depthwise || (d->kh == 1 && d->kw == 1)) nnp_threadpool_run_homed(tp, run_rows, &c, d->n * c.groups * c.rtasks);
