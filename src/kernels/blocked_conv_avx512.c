@@ -387,6 +387,61 @@ INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const f
   for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
 }
 
+/* Two output rows oh, oh + 1 of a depthwise block (no dilation): input row
+ * oh * sh - ph + j feeds row oh with tap row j and row oh + 1 with tap row j - sh, so the
+ * input rows both use are loaded once (stride 1, 3x3: 4 input rows for 2 output rows,
+ * 10 loads per 16 FMAs where the one-row tile does 9 per 8). Each accumulator sees its
+ * taps in the one-row tile's order. */
+INLINE void dw_tile2(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
+                     int64_t ow0, const int np) {
+  const nnp_conv2d_desc *d = &k->d;
+  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  __m512 a0[PX], a1[PX];
+#pragma GCC unroll 8
+  for (int p = 0; p < PX; p++) a0[p] = a1[p] = _mm512_setzero_ps();
+  for (int64_t j = 0; j < d->kh + d->sh; j++) {
+    const int64_t ih = oh * d->sh - d->ph + j;
+    if (ih < 0 || ih >= d->h) continue;
+    const bool top = j < d->kh, bottom = j >= d->sh && j - d->sh < d->kh; /* the rows it feeds */
+    const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
+    for (int64_t kw = 0; kw < d->kw; kw++) {
+      const __m512 w0 = top ? _mm512_load_ps(wb + (j * d->kw + kw) * NNP_BLOCK) : _mm512_setzero_ps();
+      const __m512 w1 = bottom ? _mm512_load_ps(wb + ((j - d->sh) * d->kw + kw) * NNP_BLOCK) : _mm512_setzero_ps();
+      const int64_t iw0 = ow0 * d->sw - d->pw + kw;
+      if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
+#pragma GCC unroll 8
+        for (int p = 0; p < np; p++) {
+          const __m512 v = _mm512_loadu_ps(xrow + (iw0 + p * d->sw) * NNP_BLOCK);
+          if (top) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);
+          if (bottom) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int p = 0; p < np; p++) {
+          const int64_t iw = iw0 + p * d->sw;
+          if (iw < 0 || iw >= d->w) continue;
+          const __m512 v = _mm512_loadu_ps(xrow + iw * NNP_BLOCK);
+          if (top) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);
+          if (bottom) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);
+        }
+      }
+    }
+  }
+  const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK, o1 = o + d->ow * NNP_BLOCK;
+#pragma GCC unroll 8
+  for (int p = 0; p < np; p++) store_px(k, cb, a0[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
+#pragma GCC unroll 8
+  for (int p = 0; p < np; p++) store_px(k, cb, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
+}
+
+#define DW2_VARIANT(NP)                                                                                         \
+  static void dw2_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,       \
+                       int64_t oh, int64_t ow0) {                                                             \
+    dw_tile2(k, x, y, r, cb, oh, ow0, NP);                                                                    \
+  }
+DW2_VARIANT(1) DW2_VARIANT(2) DW2_VARIANT(3) DW2_VARIANT(4) DW2_VARIANT(5) DW2_VARIANT(6) DW2_VARIANT(7)
+DW2_VARIANT(8)
+
 #define DW_VARIANT(NP)                                                                                          \
   static void dw_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,        \
                       int64_t oh, int64_t ow0) {                                                              \
@@ -394,6 +449,7 @@ INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const f
   }
 DW_VARIANT(1) DW_VARIANT(2) DW_VARIANT(3) DW_VARIANT(4) DW_VARIANT(5) DW_VARIANT(6) DW_VARIANT(7) DW_VARIANT(8)
 static const dense_fn dw_fns[PX] = {dw_1, dw_2, dw_3, dw_4, dw_5, dw_6, dw_7, dw_8};
+static const dense_fn dw2_fns[PX] = {dw2_1, dw2_2, dw2_3, dw2_4, dw2_5, dw2_6, dw2_7, dw2_8};
 
 /* The padded plane: rows [0, hp) of width wp (pixels), input at (ph, pw), zero around. */
 INLINE void dw_padded_tile(const nnp_bconv_kernel *k, const float *xp, int64_t wp, float *y, const float *r,
@@ -460,6 +516,14 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
     dw_fns[np - 1](k, x, y, r, cb, oh, ow0);
   }
 }
+
+void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                               int64_t oh) {
+  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
+    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
+    dw2_fns[np - 1](k, x, y, r, cb, oh, ow0);
+  }
+}
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
@@ -473,6 +537,10 @@ void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y
 }
 void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
   for (int64_t oh = 0; oh < k->d.oh; oh++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
+}
+void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                               int64_t oh) {
+  for (int64_t q = 0; q < 2; q++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh + q);
 }
 void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                   int nb, int64_t oh0, int64_t oh1) {

@@ -30,6 +30,9 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
                                 int nb, int64_t oh, int rows);
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh);
+/* Output rows oh and oh + 1 (both < d.oh) of channel block cb, no dilation. */
+void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                               int64_t oh);
 /* Small depthwise planes (padded width at most NNP_BCONV_DW_PLANE_W, at most
  * NNP_BCONV_DW_PLANE_H output rows, stride 1, kernels up to 7x7, no dilation): the whole plane of channel block cb as one task, from a copy of
  * the plane inside its zero padding, so that no tap needs a per-pixel bounds test (on a

@@ -203,6 +203,11 @@ int main(void) {
       {.n = 2, .c = 40, .h = 13, .w = 11, .m = 36, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 200, .h = 27, .w = 27, .m = 20, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 34, .h = 18, .w = 17, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      /* stride-1 depthwise rows in pairs (planes wider than the padded-copy path): an odd
+       * row count (a lone last row), 3x3 and 5x5, no padding, batch 2 */
+      {.n = 1, .c = 40, .h = 23, .w = 37, .m = 40, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 40},
+      {.n = 2, .c = 24, .h = 20, .w = 35, .m = 24, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 24},
+      {.n = 1, .c = 17, .h = 9, .w = 40, .m = 17, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 17},
   };
   for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); i++) {
     nnp_conv2d_desc d = fixed[i];
