@@ -60,6 +60,12 @@ void nnp_blocked_to_nchw(const float *x, float *y, int64_t n, int64_t c, int64_t
   reorder(x, y, n, c, hw, false, tp);
 }
 
+/* Bytes of one input block's weights for a pair of output blocks: what a block pair's
+ * tile streams per input block (the chunk size and the task order weigh it against L1). */
+static int64_t pair_block_bytes(const nnp_conv2d_desc *d) {
+  return 2 * d->kh * d->kw * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
+}
+
 nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
                              float act_max, bool generic, nnp_bconv_kernel **out) {
   *out = NULL;
@@ -89,7 +95,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
      * block, 18 KB; 1x1: twelve); a block pair whose weights fit whole is left alone.
      * Planes 8 to 14 wide: 1x1 only (resnet18's 3x3 layers on 14x14 planes were 2% slower
      * in chunks, EfficientNet-Lite0's 1x1 layers over 480 and 672 channels faster) */
-    const int64_t per_block = 2 * taps * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
+    const int64_t per_block = pair_block_bytes(d);
     const int64_t chunk = 24576 / per_block > 1 ? 24576 / per_block : 1;
     if (chunk < k->cb) k->chunk = chunk;
   }
@@ -200,6 +206,7 @@ typedef struct run_ctx {
   int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
   int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
   bool row_major; /* run_rows' tasks row outer, group inner */
+  bool dw_plane;  /* depthwise: a whole small plane per task (nnp_bconv_dw_plane_avx512) */
   bool dw2;       /* depthwise rows in pairs (nnp_bconv_dw_rows2_avx512); rows is 2 */
 } run_ctx;
 
@@ -233,10 +240,9 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     float *y = c->y + n * ys;
     if (k->depthwise) {
       if (k->generic) nnp_bconv_dw_row_generic(k, x, y, r, gi, oh);
+      else if (c->dw_plane) nnp_bconv_dw_plane_avx512(k, x, y, r, gi);
       else if (c->dw2 && oh + 1 < d->oh) nnp_bconv_dw_rows2_avx512(k, x, y, r, gi, oh);
-      else if (c->dw2) nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh);
-      else if (c->rows > 1) nnp_bconv_dw_plane_avx512(k, x, y, r, gi);
-      else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh);
+      else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh); /* one row, or a pair's lone last row */
       continue;
     }
     const int64_t ob = gi * 2;
@@ -255,6 +261,7 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
   if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
   if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) {
     c.rows = (int)d->oh; /* a task per plane */
+    c.dw_plane = true;
   } else if (k->depthwise && !k->generic && d->sh == 1 && d->dh == 1 && d->dw == 1) {
     /* two rows per task, sharing their input rows' loads: EfficientNet-Lite0's stride-1
      * depthwise layers on 112x112 to 28x28 planes 14-22% faster; at stride 2 (7 of 10
@@ -279,10 +286,10 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * consecutive layers, so each thread reads the rows it wrote: depthwise rows, and 1x1
    * layers whose block pair's weights fit L1 (32 KB), row outer; weight-heavy ones pair
    * outer. */
-  const int64_t taps = d->kh * d->kw;
-  c.row_major = (c.rows == 1 || c.dw2) && (k->depthwise || (taps == 1 && 2 * k->cb * NNP_BLOCK * NNP_BLOCK * 4 <= 32768));
+  const bool one_by_one = d->kh == 1 && d->kw == 1;
+  c.row_major = !c.dw_plane && (k->depthwise || (c.rows == 1 && one_by_one && k->cb * pair_block_bytes(d) <= 32768));
   /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per
    * thread (threadpool.h) */
-  if (k->depthwise || (d->kh == 1 && d->kw == 1)) nnp_threadpool_run_homed(tp, run_rows, &c, d->n * c.groups * c.rtasks);
+  if (k->depthwise || one_by_one) nnp_threadpool_run_homed(tp, run_rows, &c, d->n * c.groups * c.rtasks);
   else nnp_threadpool_run(tp, run_rows, &c, d->n * c.groups * c.rtasks);
 }

@@ -27,16 +27,18 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
       nnp_maxpool2d_blocked_row_avx512(d, x, y, oh);
       continue;
     }
-    const int64_t h0 = oh * d->sh - d->ph;
-    const int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + d->kh < d->h ? h0 + d->kh : d->h;
+    const int64_t hs = oh * d->sh - d->ph; /* the window's first row, maybe padding */
+    int64_t h0, h1;
+    nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
     for (int64_t ow = 0; ow < d->ow; ow++) {
-      const int64_t w0 = ow * d->sw - d->pw;
-      const int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w0 + d->kw < d->w ? w0 + d->kw : d->w;
+      const int64_t ws = ow * d->sw - d->pw;
+      int64_t w0, w1;
+      nnp_pool_taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
       float m[NNP_BLOCK];
       for (int l = 0; l < NNP_BLOCK; l++) m[l] = -INFINITY;
-      for (int64_t ih = ih0; ih < ih1; ih++)
-        for (int64_t iw = iw0; iw < iw1; iw++) {
-          const float *v = x + (ih * d->w + iw) * NNP_BLOCK;
+      for (int64_t kh = h0; kh < h1; kh++)
+        for (int64_t kw = w0; kw < w1; kw++) {
+          const float *v = x + ((hs + kh) * d->w + ws + kw) * NNP_BLOCK;
           for (int l = 0; l < NNP_BLOCK; l++) m[l] = v[l] > m[l] ? v[l] : m[l];
         }
       for (int l = 0; l < NNP_BLOCK; l++) y[ow * NNP_BLOCK + l] = m[l];

@@ -12,15 +12,17 @@
 
 #if defined(__AVX512F__)
 void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh) {
-  const int64_t h0 = oh * d->sh - d->ph;
-  const int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + d->kh < d->h ? h0 + d->kh : d->h;
+  const int64_t hs = oh * d->sh - d->ph; /* the window's first row, maybe padding */
+  int64_t h0, h1;
+  nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
   for (int64_t ow = 0; ow < d->ow; ow++) {
-    const int64_t w0 = ow * d->sw - d->pw;
-    const int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w0 + d->kw < d->w ? w0 + d->kw : d->w;
+    const int64_t ws = ow * d->sw - d->pw;
+    int64_t w0, w1;
+    nnp_pool_taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
     __m512 m = _mm512_set1_ps(-INFINITY);
-    for (int64_t ih = ih0; ih < ih1; ih++) {
-      const float *r = x + ih * d->w * NNP_BLOCK;
-      for (int64_t iw = iw0; iw < iw1; iw++) m = _mm512_max_ps(_mm512_loadu_ps(r + iw * NNP_BLOCK), m);
+    for (int64_t kh = h0; kh < h1; kh++) {
+      const int64_t at = (hs + kh) * d->w + ws; /* tap (kh, 0), maybe left of the row */
+      for (int64_t kw = w0; kw < w1; kw++) m = _mm512_max_ps(_mm512_loadu_ps(x + (at + kw) * NNP_BLOCK), m);
     }
     _mm512_storeu_ps(y + ow * NNP_BLOCK, m);
   }

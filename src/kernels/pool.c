@@ -10,13 +10,6 @@ typedef struct pool_job {
   void *y;
 } pool_job;
 
-/* Valid taps [lo, hi) of output o along an axis: 0 <= o*s - p + k < n. */
-static void taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
-  int64_t start = o * s - p;
-  *lo = start < 0 ? -start : 0;
-  *hi = start + k > n ? n - start : k;
-}
-
 /* One body for float and uint8 (max commutes with a monotone quantization, so an INT8
  * graph pools its uint8 tensors directly); T the element, LOWEST its identity. Starts
  * from the first valid tap, then a select that compiles to maxss: no data-dependent
@@ -31,11 +24,11 @@ static void taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t 
       T *yp = (T *)j->y + pl * d->oh * d->ow;                                   \
       for (int64_t oh = 0; oh < d->oh; oh++) {                                  \
         int64_t h0, h1;                                                         \
-        taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);                          \
+        nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);                          \
         const int64_t ihs = oh * d->sh - d->ph;                                 \
         for (int64_t ow = 0; ow < d->ow; ow++) {                                \
           int64_t w0, w1;                                                       \
-          taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);                        \
+          nnp_pool_taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);                        \
           const int64_t iws = ow * d->sw - d->pw;                               \
           T best = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + iws + w0] : LOWEST; \
           for (int64_t kh = h0; kh < h1; kh++) {                                \
@@ -65,7 +58,7 @@ static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
       uint8_t *yr = yp + oh * d->ow;
       for (int64_t o = 0; o < d->ow; o++) yr[o] = 0;
       int64_t h0, h1;
-      taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+      nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
       for (int64_t kh = h0; kh < h1; kh++) {
         const uint8_t *row = xp + (oh * d->sh - d->ph + kh) * d->w;
         for (int64_t kw = 0; kw < d->kw; kw++) {

@@ -12,6 +12,14 @@ typedef struct nnp_pool2d_desc {
   int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
 } nnp_pool2d_desc;
 
+/* Valid taps [lo, hi) of output o along an axis (stride s, padding p, kernel k, input
+ * length n): 0 <= o*s - p + tap < n. Shared by the NCHW and the blocked pools. */
+static inline void nnp_pool_taps(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
+  const int64_t start = o * s - p;
+  *lo = start < 0 ? -start : 0;
+  *hi = start + k > n ? n - start : k;
+}
+
 void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
 /* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */
 void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp);
