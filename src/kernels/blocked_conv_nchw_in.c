@@ -84,14 +84,16 @@ typedef struct nchw_run_ctx {
   int64_t pairs; /* output block pairs */
 } nchw_run_ctx;
 
-/* Task t = ((image * pairs) + pair) * oh + row (threadpool.h: from its index alone). */
+/* Task t = (row * images + image) * pairs + pair (threadpool.h: from its index alone):
+ * row outer, so that the homed split gives each thread a band of rows of every block,
+ * the band the pooling after a stem (blocked_pool.c, row outer too) reads. */
 static void run_rows(void *p, int64_t begin, int64_t end) {
   const nchw_run_ctx *c = p;
   const nnp_bconv_nchw_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
   const int64_t xs = d->c * d->h * d->w, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t oh = t % d->oh, pair = t / d->oh % c->pairs, n = t / d->oh / c->pairs, ob = 2 * pair;
+    const int64_t pair = t % c->pairs, n = t / c->pairs % d->n, oh = t / c->pairs / d->n, ob = 2 * pair;
     const int nb = ob + 1 < k->mb ? 2 : 1;
     const float *x = c->x + n * xs, *r = c->r ? c->r + n * ys : NULL;
     float *y = c->y + n * ys;
@@ -103,5 +105,7 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
 void nnp_bconv_nchw_run(const nnp_bconv_nchw_kernel *k, const float *x, float *y, const float *residual,
                         nnp_threadpool *tp) {
   nchw_run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .pairs = (k->mb + 1) / 2};
-  nnp_threadpool_run(tp, run_rows, &c, k->d.n * c.pairs * k->d.oh);
+  /* one band of rows per thread (homed): a stem writes a large plane that the layer after
+   * it reads by the same bands (resnet18's stem pool 0.094 -> 0.063 ms, 2 threads) */
+  nnp_threadpool_run_homed(tp, run_rows, &c, k->d.n * c.pairs * k->d.oh);
 }

@@ -15,12 +15,14 @@ typedef struct pool_ctx {
   bool avx512;
 } pool_ctx;
 
-/* Task t = plane * oh + output row. */
+/* Task t = output row * planes + plane: row outer, so that the homed split gives each
+ * thread a band of rows of every plane (the band a stem conv before it wrote on the
+ * same thread, blocked_conv_nchw_in.c). */
 static void pool_rows(void *p, int64_t begin, int64_t end) {
   const pool_ctx *c = p;
   const nnp_pool2d_desc *d = c->d;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t oh = t % d->oh, plane = t / d->oh;
+    const int64_t oh = t / d->planes, plane = t % d->planes;
     const float *x = c->x + plane * d->h * d->w * NNP_BLOCK;
     float *y = c->y + (plane * d->oh + oh) * d->ow * NNP_BLOCK;
     if (c->avx512) {
