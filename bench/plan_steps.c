@@ -5,7 +5,8 @@
  * sums, and the whole run (ROUNDS more runs, min and median). Used to compare the
  * native engine layer by layer with ONNX Runtime's profile and to A/B two builds: the
  * best of each step is far steadier than a whole-model P50 on a shared machine. Not a
- * test. Usage: bench_plan_steps MODEL.onnx [THREADS] [ROUNDS] */
+ * test. Usage: bench_plan_steps MODEL.onnx [THREADS] [ROUNDS] [BATCH: the symbolic batch
+ * dimension's value, default 1] */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,17 +26,18 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL.onnx [THREADS] [ROUNDS]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL.onnx [THREADS] [ROUNDS] [BATCH]\n", argv[0]);
     return 2;
   }
   const int rounds = argc > 3 ? atoi(argv[3]) : 15;
   nnp_plan_options o;
   nnp_plan_options_default(&o);
   o.threads = argc > 2 ? atoi(argv[2]) : 1;
+  o.default_dim = argc > 4 ? atoll(argv[4]) : 1;
   nnp_graph *g = NULL;
   nnp_plan *p = NULL;
-  if (rounds < 1 || nnp_onnx_load(argv[1], NULL, &g) != NNP_OK || nnp_plan_compile(g, &o, &p) != NNP_OK) {
-    fprintf(stderr, "bench_plan_steps: %s\n", rounds < 1 ? "ROUNDS must be >= 1" : nnp_last_error());
+  if (rounds < 1 || o.default_dim < 1 || nnp_onnx_load(argv[1], NULL, &g) != NNP_OK || nnp_plan_compile(g, &o, &p) != NNP_OK) {
+    fprintf(stderr, "bench_plan_steps: %s\n", rounds < 1 || o.default_dim < 1 ? "ROUNDS and BATCH must be >= 1" : nnp_last_error());
     return 1;
   }
   for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 1);
@@ -49,7 +51,8 @@ int main(int argc, char **argv) {
       nnp_plan_run_step(p, s);
       t[s * rounds + r] = nnp_now() - t0;
     }
-  printf("%s, %d threads, each step alone, %d rounds\n", argv[1], o.threads, rounds);
+  printf("%s, %d threads, batch %lld, each step alone, %d rounds\n", argv[1], o.threads, (long long)o.default_dim,
+         rounds);
   printf("%4s %-18s %-16s %-12s %-16s %10s %10s %8s  %s\n", "step", "op", "in C x H x W", "W[0] W[1]", "out C x H x W",
          "best ms", "median ms", "GFLOP/s", "kernel");
   double best_sum = 0, med_sum = 0;
