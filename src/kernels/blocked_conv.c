@@ -2,10 +2,12 @@
  * the portable C kernel, which is the oracle of the AVX-512 tile (blocked_conv_avx512.c).
  * The C kernel sums each output lane in the tile's order (input block, kh, kw, input
  * channel), so the two differ only by FMA rounding. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/blocked_conv_impl.h"
 #include "kernels/cpu.h"
+#include "kernels/winograd.h"
 #include "nnperf/alloc.h"
 
 /* The reorders work on chunks of REORDER_PX pixels of one channel block: 16 planes'
@@ -99,6 +101,13 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     const int64_t chunk = 24576 / per_block > 1 ? 24576 / per_block : 1;
     if (chunk < k->cb) k->chunk = chunk;
   }
+  if (!dw && !k->generic && nnp_wino_fits(d) && !getenv("NNP_NOWINO")) {
+    nnp_status st = nnp_wino_prepare(d, w, bias, act, act_min, act_max, &k->wino);
+    if (st != NNP_OK) {
+      nnp_bconv_destroy(k);
+      return st;
+    }
+  }
   memset(k->w, 0, (size_t)nw * sizeof(float));
   memset(k->bias, 0, (size_t)(k->mb * NNP_BLOCK) * sizeof(float));
   if (bias) memcpy(k->bias, bias, (size_t)d->m * sizeof(float));
@@ -119,6 +128,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
 
 void nnp_bconv_destroy(nnp_bconv_kernel *k) {
   if (!k) return;
+  nnp_wino_destroy(k->wino);
   nnp_aligned_free(k->w);
   nnp_aligned_free(k->bias);
   nnp_free(k);
@@ -126,6 +136,7 @@ void nnp_bconv_destroy(nnp_bconv_kernel *k) {
 
 bool nnp_bconv_generic(const nnp_bconv_kernel *k) { return k->generic; }
 bool nnp_bconv_depthwise(const nnp_bconv_kernel *k) { return k->depthwise; }
+bool nnp_bconv_winograd(const nnp_bconv_kernel *k) { return k->wino != NULL; }
 
 /* Bias, residual, activation; the lanes past m are stored as 0 (act(0) need not be 0:
  * Clip with a positive minimum, Sigmoid), so the next layer may read whole blocks. */
@@ -257,6 +268,10 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
 
 void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
   const nnp_conv2d_desc *d = &k->d;
+  if (k->wino) {
+    nnp_wino_run(k->wino, x, y, residual, tp);
+    return;
+  }
   run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2, .rows = 1};
   if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
   if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) {

@@ -45,6 +45,8 @@ void nnp_bconv_destroy(nnp_bconv_kernel *k);
 /* Whether the portable kernel runs (asked for, or no AVX-512F). */
 bool nnp_bconv_generic(const nnp_bconv_kernel *k);
 bool nnp_bconv_depthwise(const nnp_bconv_kernel *k);
+/* Whether it runs as Winograd F(2x2, 3x3) (kernels/winograd.h). */
+bool nnp_bconv_winograd(const nnp_bconv_kernel *k);
 /* y = act(conv(x) + bias + residual), all blocked (residual: y's layout, or NULL).
  * y must not alias x; it may alias residual. */
 void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp);

@@ -13,6 +13,7 @@ struct nnp_bconv_kernel {
   float *bias;    /* mb * 16 floats, zero past m */
   nnp_epilogue ep; /* act, act_min, act_max only */
   int64_t chunk;   /* input blocks per pass of nnp_bconv_dense_plane_avx512; 0: not used */
+  struct nnp_wino *wino; /* Winograd F(2x2, 3x3) in place of the direct tiles (kernels/winograd.h), or NULL */
 };
 
 /* The AVX-512 wide tile's pixels (strides 1 and 2): planes at most half as wide are

@@ -1,0 +1,152 @@
+/* Winograd F(2x2, 3x3) (kernels/winograd.h): the weight transform, the buffers and the
+ * three thread-pool passes of a run. */
+#include "kernels/winograd.h"
+
+#include <string.h>
+
+#include "kernels/blocked_conv_impl.h"
+#include "kernels/cpu.h"
+#include "nnperf/alloc.h"
+
+#define POS 16 /* positions of a 4x4 tile */
+
+struct nnp_wino {
+  nnp_wino_geom g;
+  int64_t n;
+  nnp_bconv_kernel *gemm[POS]; /* position xi: the 1x1 conv [C x M] over the tiles */
+  float *bias;                 /* mb * 16 floats, zero past m */
+  nnp_epilogue ep;
+  float *v, *m; /* one image's transformed inputs and products: POS x vs, POS x ms */
+};
+
+bool nnp_wino_fits(const nnp_conv2d_desc *d) {
+  return nnp_cpu_has_avx512f() && d->group == 1 && d->kh == 3 && d->kw == 3 && d->sh == 1 && d->sw == 1 &&
+         d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 && d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W;
+}
+
+void nnp_wino_destroy(nnp_wino *wk) {
+  if (!wk) return;
+  for (int i = 0; i < POS; i++) nnp_bconv_destroy(wk->gemm[i]);
+  nnp_aligned_free(wk->bias);
+  nnp_aligned_free(wk->v);
+  nnp_aligned_free(wk->m);
+  nnp_free(wk);
+}
+
+/* U = G g G^T for one 3x3 kernel g, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
+ * double, rounded once. */
+static void weight_tile(const float *g, float u[POS]) {
+  double t[4][3];
+  for (int j = 0; j < 3; j++) {
+    const double g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+    t[0][j] = g0;
+    t[1][j] = 0.5 * (g0 + g1 + g2);
+    t[2][j] = 0.5 * (g0 - g1 + g2);
+    t[3][j] = g2;
+  }
+  for (int i = 0; i < 4; i++) {
+    u[i * 4 + 0] = (float)t[i][0];
+    u[i * 4 + 1] = (float)(0.5 * (t[i][0] + t[i][1] + t[i][2]));
+    u[i * 4 + 2] = (float)(0.5 * (t[i][0] - t[i][1] + t[i][2]));
+    u[i * 4 + 3] = (float)t[i][2];
+  }
+}
+
+nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
+                            float act_max, nnp_wino **out) {
+  *out = NULL;
+  nnp_wino *wk = nnp_calloc(1, sizeof *wk);
+  if (!wk) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Winograd conv");
+  nnp_wino_geom *g = &wk->g;
+  *g = (nnp_wino_geom){.c = d->c, .m = d->m, .h = d->h, .w = d->w, .oh = d->oh, .ow = d->ow, .ph = d->ph,
+                       .pw = d->pw, .cb = nnp_blocks(d->c), .mb = nnp_blocks(d->m), .th = (d->oh + 1) / 2,
+                       .tw = (d->ow + 1) / 2};
+  g->vs = g->cb * g->th * g->tw * NNP_BLOCK;
+  g->ms = g->mb * g->th * g->tw * NNP_BLOCK;
+  wk->n = d->n;
+  wk->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
+  wk->bias = nnp_aligned_alloc((size_t)(g->mb * NNP_BLOCK) * sizeof(float));
+  wk->v = nnp_aligned_alloc((size_t)(POS * g->vs) * sizeof(float));
+  wk->m = nnp_aligned_alloc((size_t)(POS * g->ms) * sizeof(float));
+  float *u = nnp_malloc((size_t)(POS * d->m * d->c) * sizeof(float)); /* [xi][m][c] */
+  nnp_status st = NNP_OK;
+  if (!wk->bias || !wk->v || !wk->m || !u) {
+    st = nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Winograd conv");
+    goto done;
+  }
+  memset(wk->bias, 0, (size_t)(g->mb * NNP_BLOCK) * sizeof(float));
+  if (bias) memcpy(wk->bias, bias, (size_t)d->m * sizeof(float));
+  for (int64_t oc = 0; oc < d->m; oc++)
+    for (int64_t ic = 0; ic < d->c; ic++) {
+      float t[POS];
+      weight_tile(w + (oc * d->c + ic) * 9, t);
+      for (int xi = 0; xi < POS; xi++) u[(xi * d->m + oc) * d->c + ic] = t[xi];
+    }
+  /* each position's products: a 1x1 conv over the th x tw plane of tiles, no epilogue */
+  const nnp_conv2d_desc p = {.n = 1, .c = d->c, .h = g->th, .w = g->tw, .m = d->m, .oh = g->th, .ow = g->tw,
+                             .kh = 1, .kw = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1, .group = 1};
+  for (int xi = 0; xi < POS && st == NNP_OK; xi++)
+    st = nnp_bconv_prepare(&p, u + xi * d->m * d->c, NULL, NNP_ACT_NONE, 0.0f, 0.0f, false, &wk->gemm[xi]);
+done:
+  nnp_free(u);
+  if (st != NNP_OK) {
+    nnp_wino_destroy(wk);
+    return st;
+  }
+  *out = wk;
+  return NNP_OK;
+}
+
+typedef struct wino_ctx {
+  nnp_wino *wk;
+  const float *x, *r;
+  float *y;
+  int64_t pairs;
+} wino_ctx;
+
+/* Task t = channel block * th + tile row. */
+static void input_rows(void *p, int64_t begin, int64_t end) {
+  const wino_ctx *c = p;
+  const nnp_wino_geom *g = &c->wk->g;
+  for (int64_t t = begin; t < end; t++) nnp_wino_input_row_avx512(g, c->x, c->wk->v, t / g->th, t % g->th);
+}
+
+/* Task t = (position * pairs + block pair) * th + tile row: one row of the position's
+ * 1x1 conv (nnp_bconv_dense_row_avx512, or in input-block chunks where the 1x1 kernel
+ * takes them). */
+static void product_rows(void *p, int64_t begin, int64_t end) {
+  const wino_ctx *c = p;
+  const nnp_wino *wk = c->wk;
+  const nnp_wino_geom *g = &wk->g;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t row = t % g->th, ob = t / g->th % c->pairs * 2, xi = t / g->th / c->pairs;
+    const nnp_bconv_kernel *k = wk->gemm[xi];
+    const int nb = ob + 1 < g->mb ? 2 : 1;
+    const float *v = wk->v + xi * g->vs;
+    float *m = wk->m + xi * g->ms;
+    if (k->chunk) nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, row, row + 1);
+    else nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, row, 1);
+  }
+}
+
+/* Task t = tile row * mb + output block: row outer, so that the homed split gives each
+ * thread a band of output rows (as the direct kernel's row split, blocked_conv.c). */
+static void output_rows(void *p, int64_t begin, int64_t end) {
+  const wino_ctx *c = p;
+  const nnp_wino *wk = c->wk;
+  const nnp_wino_geom *g = &wk->g;
+  for (int64_t t = begin; t < end; t++)
+    nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, wk->m, c->y, c->r, t % g->mb, t / g->mb);
+}
+
+void nnp_wino_run(nnp_wino *wk, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
+  const nnp_wino_geom *g = &wk->g;
+  const int64_t xs = g->cb * g->h * g->w * NNP_BLOCK, ys = g->mb * g->oh * g->ow * NNP_BLOCK;
+  for (int64_t n = 0; n < wk->n; n++) {
+    wino_ctx c = {.wk = wk, .x = x + n * xs, .r = residual ? residual + n * ys : NULL, .y = y + n * ys,
+                  .pairs = (g->mb + 1) / 2};
+    nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * g->th);
+    nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * g->th);
+    nnp_threadpool_run_homed(tp, output_rows, &c, g->th * g->mb);
+  }
+}

@@ -1,0 +1,57 @@
+/* Winograd F(2x2, 3x3) for the blocked (NCHW16c) convolution: dense 3x3 layers at
+ * stride 1 on large planes, AVX-512 only (the direct tiles of blocked_conv_avx512.c and
+ * the generic kernel stay the fallback and the oracle).
+ *
+ * Each 2x2 block of outputs is computed from a 4x4 tile of inputs: the tile transformed
+ * (V = B^T d B, adds only), 16 products with transformed weights (U = G g G^T, computed
+ * once at prepare) summed over the input channels, and the 16 sums transformed back
+ * (Y = A^T M A). The products are 16 independent matrix products, one per position xi
+ * of the 4x4 tile: [tiles x C] by [C x M], which are 1x1 convolutions over a "plane" of
+ * tiles, so they run on the blocked 1x1 kernel (its wide tiles, chunks and epilogue).
+ * Multiplications per output: 16 * C / 4 = 4C where the direct kernel does 9C (2.25x
+ * fewer); what it costs instead: the transforms (adds) and V and M, 16 values per tile
+ * and channel (4x the activation per image), written and read once each.
+ *
+ * Numerics: the transforms only add, subtract and halve, and the result differs from
+ * the direct sum by rounding alone (test_kernels_blocked_conv compares it with the
+ * generic kernel, tolerance 1e-5 as for the direct tiles).
+ *
+ * The kernel owns V and M for one image (it runs a batch image by image), so one kernel
+ * must not run on two threads at once (plans never do: batch lanes hold a plan each). */
+#ifndef NNP_KERNELS_WINOGRAD_H
+#define NNP_KERNELS_WINOGRAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/blocked_conv.h"
+
+typedef struct nnp_wino nnp_wino;
+
+/* The tile geometry the AVX-512 transforms need. */
+typedef struct nnp_wino_geom {
+  int64_t c, m, h, w, oh, ow, ph, pw; /* the convolution (NCHW terms) */
+  int64_t cb, mb;                     /* channel blocks in and out */
+  int64_t th, tw;                     /* tiles down and across: ceil(oh / 2), ceil(ow / 2) */
+  int64_t vs, ms;                     /* floats from one tile position xi to the next in V, M */
+} nnp_wino_geom;
+
+/* Whether d is a layer Winograd serves (3x3, stride 1, no dilation, group 1, padding
+ * 0 or 1, planes at least NNP_WINO_MIN_W wide and high). */
+#define NNP_WINO_MIN_W 14
+bool nnp_wino_fits(const nnp_conv2d_desc *d);
+/* w, bias, act, act_min, act_max: as nnp_bconv_prepare's. */
+nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
+                            float act_max, nnp_wino **out);
+void nnp_wino_destroy(nnp_wino *wk);
+/* As nnp_bconv_run (y may alias residual, not x). */
+void nnp_wino_run(nnp_wino *wk, const float *x, float *y, const float *residual, nnp_threadpool *tp);
+
+/* winograd_avx512.c: the transforms of one row of tiles. x: the image (blocked), v: V
+ * (position 0), for channel block cb and tile row t; m: M, y/r: the image's output and
+ * residual (r may be NULL), for output block ob; bias: mb * 16 floats. */
+void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t);
+void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, const float *bias, const float *m,
+                                float *y, const float *r, int64_t ob, int64_t t);
+
+#endif
