@@ -115,12 +115,12 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_conv_layers: preparing '%s' failed\n", l->what);
       return 1;
     }
-    void *scratch = nnp_aligned_alloc((k ? nnp_conv2d_scratch_bytes(k) : 0) + 64);
+    void *scratch = nnp_aligned_alloc((k ? nnp_conv2d_scratch_bytes(k) : nnp_bconv_scratch_bytes(bk)) + 64);
     nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act = NNP_ACT_CLIP, .act_min = 0.0f, .act_max = 6.0f};
     double best = 1e30, best_cpu = 1e30, t_start = now_s();
     for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
       double t0 = now_s(), c0 = cpu_s();
-      if (bk) nnp_bconv_run(bk, x, y, NULL, tp);
+      if (bk) nnp_bconv_run(bk, x, y, NULL, scratch, tp);
       else nnp_conv2d_run(k, x, y, &ep, scratch, tp);
       double dt = now_s() - t0, dc = cpu_s() - c0;
       if (dt < best) best = dt;

@@ -69,7 +69,7 @@ typedef struct f_ctx {
 } f_ctx;
 static void run_f(void *p) {
   f_ctx *c = p;
-  nnp_bconv_run(c->k, c->x, c->y, NULL, c->tp);
+  nnp_bconv_run(c->k, c->x, c->y, NULL, NULL, c->tp); /* depthwise: no scratch */
 }
 
 int main(int argc, char **argv) {

@@ -266,10 +266,13 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
   }
 }
 
-void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
+size_t nnp_bconv_scratch_bytes(const nnp_bconv_kernel *k) { return k->wino ? nnp_wino_scratch_bytes(k->wino) : 0; }
+
+void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, void *scratch,
+                   nnp_threadpool *tp) {
   const nnp_conv2d_desc *d = &k->d;
   if (k->wino) {
-    nnp_wino_run(k->wino, x, y, residual, tp);
+    nnp_wino_run(k->wino, x, y, residual, scratch, tp);
     return;
   }
   run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2, .rows = 1};

@@ -47,9 +47,13 @@ bool nnp_bconv_generic(const nnp_bconv_kernel *k);
 bool nnp_bconv_depthwise(const nnp_bconv_kernel *k);
 /* Whether it runs as Winograd F(2x2, 3x3) (kernels/winograd.h). */
 bool nnp_bconv_winograd(const nnp_bconv_kernel *k);
+/* Bytes of workspace nnp_bconv_run needs (Winograd's transformed tiles; 0 otherwise). */
+size_t nnp_bconv_scratch_bytes(const nnp_bconv_kernel *k);
 /* y = act(conv(x) + bias + residual), all blocked (residual: y's layout, or NULL).
- * y must not alias x; it may alias residual. */
-void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, nnp_threadpool *tp);
+ * y must not alias x; it may alias residual. scratch: nnp_bconv_scratch_bytes(k) bytes,
+ * 64-byte aligned (may be NULL when that is 0). */
+void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const float *residual, void *scratch,
+                   nnp_threadpool *tp);
 
 /* Reorders between NCHW (c channels) and NCHW16c (zero-filled padding), hw = H * W,
  * split over tp's threads (NULL: the caller alone). */

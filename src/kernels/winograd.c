@@ -16,7 +16,6 @@ struct nnp_wino {
   nnp_bconv_kernel *gemm[POS]; /* position xi: the 1x1 conv [C x M] over the tiles */
   float *bias;                 /* mb * 16 floats, zero past m */
   nnp_epilogue ep;
-  float *v, *m; /* one image's transformed inputs and products: POS x vs, POS x ms */
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
@@ -28,8 +27,6 @@ void nnp_wino_destroy(nnp_wino *wk) {
   if (!wk) return;
   for (int i = 0; i < POS; i++) nnp_bconv_destroy(wk->gemm[i]);
   nnp_aligned_free(wk->bias);
-  nnp_aligned_free(wk->v);
-  nnp_aligned_free(wk->m);
   nnp_free(wk);
 }
 
@@ -66,11 +63,9 @@ nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const floa
   wk->n = d->n;
   wk->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
   wk->bias = nnp_aligned_alloc((size_t)(g->mb * NNP_BLOCK) * sizeof(float));
-  wk->v = nnp_aligned_alloc((size_t)(POS * g->vs) * sizeof(float));
-  wk->m = nnp_aligned_alloc((size_t)(POS * g->ms) * sizeof(float));
   float *u = nnp_malloc((size_t)(POS * d->m * d->c) * sizeof(float)); /* [xi][m][c] */
   nnp_status st = NNP_OK;
-  if (!wk->bias || !wk->v || !wk->m || !u) {
+  if (!wk->bias || !u) {
     st = nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Winograd conv");
     goto done;
   }
@@ -97,10 +92,13 @@ done:
   return NNP_OK;
 }
 
+size_t nnp_wino_scratch_bytes(const nnp_wino *wk) { return (size_t)(POS * (wk->g.vs + wk->g.ms)) * sizeof(float); }
+
 typedef struct wino_ctx {
-  nnp_wino *wk;
+  const nnp_wino *wk;
   const float *x, *r;
   float *y;
+  float *v, *m; /* one image's transformed inputs and products: POS x vs, POS x ms */
   int64_t pairs;
 } wino_ctx;
 
@@ -108,7 +106,7 @@ typedef struct wino_ctx {
 static void input_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
   const nnp_wino_geom *g = &c->wk->g;
-  for (int64_t t = begin; t < end; t++) nnp_wino_input_row_avx512(g, c->x, c->wk->v, t / g->th, t % g->th);
+  for (int64_t t = begin; t < end; t++) nnp_wino_input_row_avx512(g, c->x, c->v, t / g->th, t % g->th);
 }
 
 /* Task t = (position * pairs + block pair) * th + tile row: one row of the position's
@@ -122,8 +120,8 @@ static void product_rows(void *p, int64_t begin, int64_t end) {
     const int64_t row = t % g->th, ob = t / g->th % c->pairs * 2, xi = t / g->th / c->pairs;
     const nnp_bconv_kernel *k = wk->gemm[xi];
     const int nb = ob + 1 < g->mb ? 2 : 1;
-    const float *v = wk->v + xi * g->vs;
-    float *m = wk->m + xi * g->ms;
+    const float *v = c->v + xi * g->vs;
+    float *m = c->m + xi * g->ms;
     if (k->chunk) nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, row, row + 1);
     else nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, row, 1);
   }
@@ -136,15 +134,16 @@ static void output_rows(void *p, int64_t begin, int64_t end) {
   const nnp_wino *wk = c->wk;
   const nnp_wino_geom *g = &wk->g;
   for (int64_t t = begin; t < end; t++)
-    nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, wk->m, c->y, c->r, t % g->mb, t / g->mb);
+    nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, t % g->mb, t / g->mb);
 }
 
-void nnp_wino_run(nnp_wino *wk, const float *x, float *y, const float *residual, nnp_threadpool *tp) {
+void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *residual, void *scratch,
+                  nnp_threadpool *tp) {
   const nnp_wino_geom *g = &wk->g;
   const int64_t xs = g->cb * g->h * g->w * NNP_BLOCK, ys = g->mb * g->oh * g->ow * NNP_BLOCK;
   for (int64_t n = 0; n < wk->n; n++) {
     wino_ctx c = {.wk = wk, .x = x + n * xs, .r = residual ? residual + n * ys : NULL, .y = y + n * ys,
-                  .pairs = (g->mb + 1) / 2};
+                  .v = scratch, .m = (float *)scratch + POS * g->vs, .pairs = (g->mb + 1) / 2};
     nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * g->th);
     nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * g->th);
     nnp_threadpool_run_homed(tp, output_rows, &c, g->th * g->mb);

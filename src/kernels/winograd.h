@@ -16,8 +16,8 @@
  * the direct sum by rounding alone (test_kernels_blocked_conv compares it with the
  * generic kernel, tolerance 1e-5 as for the direct tiles).
  *
- * The kernel owns V and M for one image (it runs a batch image by image), so one kernel
- * must not run on two threads at once (plans never do: batch lanes hold a plan each). */
+ * V and M, for one image (a batch runs image by image), live in the caller's scratch (a
+ * plan's one scratch buffer, shared by its steps). */
 #ifndef NNP_KERNELS_WINOGRAD_H
 #define NNP_KERNELS_WINOGRAD_H
 
@@ -44,8 +44,12 @@ bool nnp_wino_fits(const nnp_conv2d_desc *d);
 nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
                             float act_max, nnp_wino **out);
 void nnp_wino_destroy(nnp_wino *wk);
-/* As nnp_bconv_run (y may alias residual, not x). */
-void nnp_wino_run(nnp_wino *wk, const float *x, float *y, const float *residual, nnp_threadpool *tp);
+/* Bytes of V and M: the scratch nnp_wino_run needs. */
+size_t nnp_wino_scratch_bytes(const nnp_wino *wk);
+/* As nnp_bconv_run (y may alias residual, not x); scratch: nnp_wino_scratch_bytes bytes,
+ * 64-byte aligned. */
+void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *residual, void *scratch,
+                  nnp_threadpool *tp);
 
 /* winograd_avx512.c: the transforms of one row of tiles. x: the image (blocked), v: V
  * (position 0), for channel block cb and tile row t; m: M, y/r: the image's output and

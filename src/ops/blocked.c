@@ -187,7 +187,7 @@ static nnp_status ref_blocked_conv(nnp_op_ctx *ctx) {
 
 static nnp_status run_blocked_conv(void *state, nnp_op_ctx *ctx) {
   const nnp_tensor *r = nnp_in(ctx, 3);
-  nnp_bconv_run(state, ctx->in[0]->data, ctx->out[0]->data, r ? r->data : NULL, ctx->pool);
+  nnp_bconv_run(state, ctx->in[0]->data, ctx->out[0]->data, r ? r->data : NULL, ctx->scratch, ctx->pool);
   return NNP_OK;
 }
 
@@ -233,6 +233,7 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
   out->run = run_blocked_conv;
   out->destroy = destroy_blocked_conv;
   out->state = k;
+  out->scratch_needed = nnp_bconv_scratch_bytes(k);
   out->name = nnp_bconv_winograd(k) ? "conv2d.blocked_winograd.avx512" : names[nnp_bconv_depthwise(k)][nnp_bconv_generic(k)];
   return NNP_OK;
 }

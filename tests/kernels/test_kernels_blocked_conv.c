@@ -65,7 +65,8 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   CHECK_OK(nnp_bconv_prepare(d, w, b, act, ep.act_min, ep.act_max, true, &kg));
   CHECK(nnp_bconv_generic(kg));
   CHECK(nnp_bconv_depthwise(kg) == (d->group > 1));
-  nnp_bconv_run(kg, xb, yg, r ? rb : NULL, NULL);
+  CHECK(nnp_bconv_scratch_bytes(kg) == 0);
+  nnp_bconv_run(kg, xb, yg, r ? rb : NULL, NULL, NULL);
   nnp_blocked_to_nchw(yg, got, d->n, d->m, P, NULL);
   double e = kt_max_err(got, want, ny);
   if (!(e < 1e-4)) {
@@ -91,11 +92,13 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
      * Winograd rounds differently (transforms, 16 partial products): the tolerance of
      * generic vs naive. A wrong transform coefficient errs by O(1). */
     const bool wino = nnp_bconv_winograd(kf);
+    CHECK((nnp_bconv_scratch_bytes(kf) > 0) == wino);
+    void *scratch = nnp_aligned_alloc(nnp_bconv_scratch_bytes(kf) + 64);
     const double tol = wino ? 1e-4 : 1e-5;
     wino_cases += wino;
     for (int t = 0; t < 3; t++) {
       memset(yf, 0xff, (size_t)nyb * 4); /* NaN: every lane must be written */
-      nnp_bconv_run(kf, xb, yf, r ? rb : NULL, pools[t]);
+      nnp_bconv_run(kf, xb, yf, r ? rb : NULL, scratch, pools[t]);
       double ef = kt_max_err(yf, yg, nyb);
       if (!(ef < tol)) {
         printf("avx512 vs generic (threads %d): n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld g%lld act %d: "
@@ -109,9 +112,10 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
     /* residual as the output itself (in place over R) */
     if (r) {
       memcpy(yf, rb, (size_t)nyb * 4);
-      nnp_bconv_run(kf, xb, yf, yf, pools[1]);
+      nnp_bconv_run(kf, xb, yf, yf, scratch, pools[1]);
       CHECK(kt_max_err(yf, yg, nyb) < tol);
     }
+    nnp_aligned_free(scratch);
   }
   nnp_bconv_destroy(kg);
   nnp_bconv_destroy(kf);
