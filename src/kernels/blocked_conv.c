@@ -2,7 +2,6 @@
  * the portable C kernel, which is the oracle of the AVX-512 tile (blocked_conv_avx512.c).
  * The C kernel sums each output lane in the tile's order (input block, kh, kw, input
  * channel), so the two differ only by FMA rounding. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/blocked_conv_impl.h"
@@ -84,6 +83,12 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   k->ep.act_min = act_min;
   k->ep.act_max = act_max;
   const int64_t taps = d->kh * d->kw;
+  if (!dw && !k->generic && nnp_wino_fits(d)) { /* Winograd packs its own weights: no direct tiles */
+    nnp_status st = nnp_wino_prepare(d, w, bias, act, act_min, act_max, &k->wino);
+    if (st != NNP_OK) nnp_bconv_destroy(k);
+    else *out = k;
+    return st;
+  }
   const int64_t nw = dw ? k->cb * taps * NNP_BLOCK : k->mb * k->cb * taps * NNP_BLOCK * NNP_BLOCK;
   k->w = nnp_aligned_alloc((size_t)nw * sizeof(float));
   k->bias = nnp_aligned_alloc((size_t)(k->mb * NNP_BLOCK) * sizeof(float));
@@ -100,13 +105,6 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     const int64_t per_block = pair_block_bytes(d);
     const int64_t chunk = 24576 / per_block > 1 ? 24576 / per_block : 1;
     if (chunk < k->cb) k->chunk = chunk;
-  }
-  if (!dw && !k->generic && nnp_wino_fits(d) && !getenv("NNP_NOWINO")) {
-    nnp_status st = nnp_wino_prepare(d, w, bias, act, act_min, act_max, &k->wino);
-    if (st != NNP_OK) {
-      nnp_bconv_destroy(k);
-      return st;
-    }
   }
   memset(k->w, 0, (size_t)nw * sizeof(float));
   memset(k->bias, 0, (size_t)(k->mb * NNP_BLOCK) * sizeof(float));

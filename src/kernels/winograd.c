@@ -2,6 +2,7 @@
  * three thread-pool passes of a run. */
 #include "kernels/winograd.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/blocked_conv_impl.h"
@@ -19,7 +20,7 @@ struct nnp_wino {
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
-  return nnp_cpu_has_avx512f() && d->group == 1 && d->kh == 3 && d->kw == 3 && d->sh == 1 && d->sw == 1 &&
+  return nnp_cpu_has_avx512f() && !getenv("NNP_NOWINO") && d->group == 1 && d->kh == 3 && d->kw == 3 && d->sh == 1 && d->sw == 1 &&
          d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 && d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W;
 }
 
