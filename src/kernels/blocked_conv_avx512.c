@@ -402,6 +402,25 @@ INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const f
   for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
 }
 
+/* One input row's taps (weights wt for the top row's sums a0, wbt for the bottom row's
+ * a1), TOP / BOTTOM / INSIDE constants of each expansion, so that every expansion is
+ * straight-line code with the 16 sums in registers (tested inside the loop, the flags
+ * had made the compiler keep sums on the stack); INSIDE: every pixel's taps are inside
+ * the row. */
+#define DW2_ROW(TOP, BOTTOM, INSIDE)                                                              \
+  for (int64_t kw = 0; kw < d->kw; kw++) {                                                        \
+    const __m512 w0 = (TOP) ? _mm512_load_ps(wt + kw * NNP_BLOCK) : _mm512_setzero_ps();          \
+    const __m512 w1 = (BOTTOM) ? _mm512_load_ps(wbt + kw * NNP_BLOCK) : _mm512_setzero_ps();      \
+    const int64_t iw0 = ow0 * d->sw - d->pw + kw;                                                 \
+    _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) {                                        \
+      const int64_t iw = iw0 + p * d->sw;                                                         \
+      if (!(INSIDE) && (iw < 0 || iw >= d->w)) continue;                                          \
+      const __m512 v = _mm512_loadu_ps(xrow + iw * NNP_BLOCK);                                    \
+      if (TOP) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);                                             \
+      if (BOTTOM) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);                                          \
+    }                                                                                             \
+  }
+
 /* Two output rows oh, oh + 1 of a depthwise block (no dilation): input row
  * oh * sh - ph + j feeds row oh with tap row j and row oh + 1 with tap row j - sh, so the
  * input rows both use are loaded once (stride 1, 3x3: 4 input rows for 2 output rows,
@@ -411,6 +430,7 @@ INLINE void dw_tile2(const nnp_bconv_kernel *k, const float *x, float *y, const 
                      int64_t ow0, const int np) {
   const nnp_conv2d_desc *d = &k->d;
   const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  const bool inside = ow0 * d->sw - d->pw >= 0 && (ow0 + np - 1) * d->sw - d->pw + d->kw - 1 < d->w;
   __m512 a0[PX], a1[PX];
 #pragma GCC unroll 8
   for (int p = 0; p < PX; p++) a0[p] = a1[p] = _mm512_setzero_ps();
@@ -419,27 +439,15 @@ INLINE void dw_tile2(const nnp_bconv_kernel *k, const float *x, float *y, const 
     if (ih < 0 || ih >= d->h) continue;
     const bool top = j < d->kh, bottom = j >= d->sh && j - d->sh < d->kh; /* the rows it feeds */
     const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
-    for (int64_t kw = 0; kw < d->kw; kw++) {
-      const __m512 w0 = top ? _mm512_load_ps(wb + (j * d->kw + kw) * NNP_BLOCK) : _mm512_setzero_ps();
-      const __m512 w1 = bottom ? _mm512_load_ps(wb + ((j - d->sh) * d->kw + kw) * NNP_BLOCK) : _mm512_setzero_ps();
-      const int64_t iw0 = ow0 * d->sw - d->pw + kw;
-      if (iw0 >= 0 && iw0 + (np - 1) * d->sw < d->w) {
-#pragma GCC unroll 8
-        for (int p = 0; p < np; p++) {
-          const __m512 v = _mm512_loadu_ps(xrow + (iw0 + p * d->sw) * NNP_BLOCK);
-          if (top) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);
-          if (bottom) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);
-        }
-      } else {
-#pragma GCC unroll 8
-        for (int p = 0; p < np; p++) {
-          const int64_t iw = iw0 + p * d->sw;
-          if (iw < 0 || iw >= d->w) continue;
-          const __m512 v = _mm512_loadu_ps(xrow + iw * NNP_BLOCK);
-          if (top) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);
-          if (bottom) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);
-        }
-      }
+    const float *wt = wb + j * d->kw * NNP_BLOCK, *wbt = wb + (j - d->sh) * d->kw * NNP_BLOCK;
+    if (inside) {
+      if (top && bottom) DW2_ROW(1, 1, 1)
+      else if (top) DW2_ROW(1, 0, 1)
+      else DW2_ROW(0, 1, 1)
+    } else {
+      if (top && bottom) DW2_ROW(1, 1, 0)
+      else if (top) DW2_ROW(1, 0, 0)
+      else DW2_ROW(0, 1, 0)
     }
   }
   const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK, o1 = o + d->ow * NNP_BLOCK;
@@ -448,6 +456,7 @@ INLINE void dw_tile2(const nnp_bconv_kernel *k, const float *x, float *y, const 
 #pragma GCC unroll 8
   for (int p = 0; p < np; p++) store_px(k, cb, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
 }
+#undef DW2_ROW
 
 #define DW2_VARIANT(NP)                                                                                         \
   static void dw2_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,       \
