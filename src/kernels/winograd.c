@@ -101,6 +101,7 @@ typedef struct wino_ctx {
   float *y;
   float *v, *m; /* one image's transformed inputs and products: POS x vs, POS x ms */
   int64_t pairs;
+  int rows; /* tile rows per product task */
 } wino_ctx;
 
 /* Task t = channel block * th + tile row. */
@@ -110,21 +111,25 @@ static void input_rows(void *p, int64_t begin, int64_t end) {
   for (int64_t t = begin; t < end; t++) nnp_wino_input_row_avx512(g, c->x, c->v, t / g->th, t % g->th);
 }
 
-/* Task t = (position * pairs + block pair) * th + tile row: one row of the position's
- * 1x1 conv (nnp_bconv_dense_row_avx512, or in input-block chunks where the 1x1 kernel
- * takes them). */
+/* Task t = (position * pairs + block pair) * row groups + row group: rows
+ * [r0, r0 + c->rows) of the position's 1x1 conv, as nnp_bconv_run would cut them: two
+ * rows per tile where the plane of tiles is at most 7 wide (14x14 layers: 7x7 tiles),
+ * and in input-block chunks where the 1x1 kernel takes them (the whole plane of at most
+ * 8 rows, else 4 rows, per task). */
 static void product_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
   const nnp_wino *wk = c->wk;
   const nnp_wino_geom *g = &wk->g;
+  const int64_t groups = (g->th + c->rows - 1) / c->rows;
   for (int64_t t = begin; t < end; t++) {
-    const int64_t row = t % g->th, ob = t / g->th % c->pairs * 2, xi = t / g->th / c->pairs;
+    const int64_t r0 = t % groups * c->rows, ob = t / groups % c->pairs * 2, xi = t / groups / c->pairs;
+    const int64_t r1 = r0 + c->rows < g->th ? r0 + c->rows : g->th;
     const nnp_bconv_kernel *k = wk->gemm[xi];
     const int nb = ob + 1 < g->mb ? 2 : 1;
     const float *v = c->v + xi * g->vs;
     float *m = c->m + xi * g->ms;
-    if (k->chunk) nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, row, row + 1);
-    else nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, row, 1);
+    if (k->chunk) nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, r0, r1);
+    else nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, r0, (int)(r1 - r0));
   }
 }
 
@@ -145,8 +150,11 @@ void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *res
   for (int64_t n = 0; n < wk->n; n++) {
     wino_ctx c = {.wk = wk, .x = x + n * xs, .r = residual ? residual + n * ys : NULL, .y = y + n * ys,
                   .v = scratch, .m = (float *)scratch + POS * g->vs, .pairs = (g->mb + 1) / 2};
+    const bool two = 2 * g->tw <= NNP_BCONV_WIDE_PX;
+    c.rows = wk->gemm[0]->chunk ? (two && g->th <= 2 * NNP_BCONV_PLANE_TILES ? (int)g->th : NNP_BCONV_PLANE_TILES)
+                                : (two ? 2 : 1);
     nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * g->th);
-    nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * g->th);
+    nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * ((g->th + c.rows - 1) / c.rows));
     nnp_threadpool_run_homed(tp, output_rows, &c, g->th * g->mb);
   }
 }
