@@ -17,6 +17,7 @@ struct nnp_wino {
   nnp_bconv_kernel *gemm[POS]; /* position xi: the 1x1 conv [C x M] over the tiles */
   float *bias;                 /* mb * 16 floats, zero past m */
   nnp_epilogue ep;
+  bool banded; /* band_rows: the transformed weights fit L2 beside a band, no chunks */
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
@@ -83,6 +84,10 @@ nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const floa
                              .kh = 1, .kw = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1, .group = 1};
   for (int xi = 0; xi < POS && st == NNP_OK; xi++)
     st = nnp_bconv_prepare(&p, u + xi * d->m * d->c, NULL, NNP_ACT_NONE, 0.0f, 0.0f, false, &wk->gemm[xi]);
+  /* bands where every band rereads the transformed weights from L2: at most 512 KB
+   * (resnet18's 64-channel layers: 256 KB, 0.459 -> 0.431 ms on 2 threads; its
+   * 128-channel ones, 1 MB, measured 0.37 -> 0.38-0.40 in bands and keep the passes) */
+  wk->banded = st == NNP_OK && !wk->gemm[0]->chunk && POS * d->m * d->c * sizeof(float) <= 512 * 1024;
 done:
   nnp_free(u);
   if (st != NNP_OK) {
@@ -143,6 +148,32 @@ static void output_rows(void *p, int64_t begin, int64_t end) {
     nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, t % g->mb, t / g->mb);
 }
 
+/* Task t = band of WINO_BAND tile rows: the three passes for those rows alone, so that
+ * the band's transformed tiles stay in the core's L2 between them (a 56x56 layer's V
+ * and M are 6.4 MB, a band's 1.6 MB; bands of 2 and 4 tile rows were slower than the
+ * passes, 7 and 14 faster). A band needs no other band's results: an input tile depends
+ * on input rows only, and a product row or an output row on the same tile row. */
+#define WINO_BAND 7
+static void band_rows(void *p, int64_t begin, int64_t end) {
+  const wino_ctx *c = p;
+  const nnp_wino *wk = c->wk;
+  const nnp_wino_geom *g = &wk->g;
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t r0 = t * WINO_BAND, r1 = r0 + WINO_BAND < g->th ? r0 + WINO_BAND : g->th;
+    for (int64_t cb = 0; cb < g->cb; cb++)
+      for (int64_t r = r0; r < r1; r++) nnp_wino_input_row_avx512(g, c->x, c->v, cb, r);
+    for (int xi = 0; xi < POS; xi++)
+      for (int64_t ob = 0; ob < g->mb; ob += 2)
+        for (int64_t r = r0; r < r1; r += c->rows) {
+          const int rows = r + c->rows <= r1 ? c->rows : 1;
+          nnp_bconv_dense_row_avx512(wk->gemm[xi], c->v + xi * g->vs, c->m + xi * g->ms, NULL, ob,
+                                     ob + 1 < g->mb ? 2 : 1, r, rows);
+        }
+    for (int64_t r = r0; r < r1; r++)
+      for (int64_t ob = 0; ob < g->mb; ob++) nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r);
+  }
+}
+
 void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *residual, void *scratch,
                   nnp_threadpool *tp) {
   const nnp_wino_geom *g = &wk->g;
@@ -153,6 +184,10 @@ void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *res
     const bool two = 2 * g->tw <= NNP_BCONV_WIDE_PX;
     c.rows = wk->gemm[0]->chunk ? (two && g->th <= 2 * NNP_BCONV_PLANE_TILES ? (int)g->th : NNP_BCONV_PLANE_TILES)
                                 : (two ? 2 : 1);
+    if (wk->banded) {
+      nnp_threadpool_run_homed(tp, band_rows, &c, (g->th + WINO_BAND - 1) / WINO_BAND);
+      continue;
+    }
     nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * g->th);
     nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * ((g->th + c.rows - 1) / c.rows));
     nnp_threadpool_run_homed(tp, output_rows, &c, g->th * g->mb);
