@@ -1,5 +1,6 @@
-/* Winograd F(2x2, 3x3) (kernels/winograd.h): the weight transform, the buffers and the
- * three thread-pool passes of a run. */
+/* Winograd F(2x2, 3x3) (kernels/winograd.h): the weight transform, the products' 1x1
+ * kernels and a run: three thread-pool passes (input tiles, products, outputs), or one
+ * pass over bands of tile rows where the transformed weights are small. */
 #include "kernels/winograd.h"
 
 #include <stdlib.h>
@@ -21,8 +22,9 @@ struct nnp_wino {
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
-  return nnp_cpu_has_avx512f() && !getenv("NNP_NOWINO") && d->group == 1 && d->kh == 3 && d->kw == 3 && d->sh == 1 && d->sw == 1 &&
-         d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 && d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W;
+  return nnp_cpu_has_avx512f() && !getenv("NNP_NOWINO") && d->group == 1 && d->kh == 3 && d->kw == 3 &&
+         d->sh == 1 && d->sw == 1 && d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 &&
+         d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W;
 }
 
 void nnp_wino_destroy(nnp_wino *wk) {
@@ -170,7 +172,8 @@ static void band_rows(void *p, int64_t begin, int64_t end) {
                                      ob + 1 < g->mb ? 2 : 1, r, rows);
         }
     for (int64_t r = r0; r < r1; r++)
-      for (int64_t ob = 0; ob < g->mb; ob++) nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r);
+      for (int64_t ob = 0; ob < g->mb; ob++)
+        nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r);
   }
 }
 

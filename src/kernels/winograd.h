@@ -37,7 +37,9 @@ typedef struct nnp_wino_geom {
 } nnp_wino_geom;
 
 /* Whether d is a layer Winograd serves (3x3, stride 1, no dilation, group 1, padding
- * 0 or 1, planes at least NNP_WINO_MIN_W wide and high). */
+ * 0 or 1, output planes at least NNP_WINO_MIN_W wide and high: on 7x7 planes the 4x4
+ * tiles are half used and the transformed weights dominate), on an AVX-512 CPU, unless
+ * NNP_NOWINO is set in the environment (then the direct tiles run). */
 #define NNP_WINO_MIN_W 14
 bool nnp_wino_fits(const nnp_conv2d_desc *d);
 /* w, bias, act, act_min, act_max: as nnp_bconv_prepare's. */

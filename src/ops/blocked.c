@@ -234,7 +234,8 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
   out->destroy = destroy_blocked_conv;
   out->state = k;
   out->scratch_needed = nnp_bconv_scratch_bytes(k);
-  out->name = nnp_bconv_winograd(k) ? "conv2d.blocked_winograd.avx512" : names[nnp_bconv_depthwise(k)][nnp_bconv_generic(k)];
+  out->name = nnp_bconv_winograd(k) ? "conv2d.blocked_winograd.avx512"
+                                     : names[nnp_bconv_depthwise(k)][nnp_bconv_generic(k)];
   return NNP_OK;
 }
 
