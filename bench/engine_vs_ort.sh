@@ -85,6 +85,9 @@ if peak1:
     nominal = peak1 * threads
     print(f"\nmeasured FP32 FMA peak: {peak1:.1f} GFLOP/s on 1 thread, so {nominal:.1f} on {threads} "
           f"(measured on {threads} together: {peakT:.1f}; AVX2 and AVX-512 peaks are the larger of the two)")
+    print("GFLOP per item: the model's as `nnperf inspect` counts them (direct convolutions); a backend that"
+          " multiplies less (native's Winograd 3x3 layers: 4 in place of 9 per output and input channel)"
+          " shows the rate it would need to match without it, not the FLOPs its cores ran")
     for m in models:
         flops = json.load(open(f"{out_dir}/{m}.inspect.json"))["totals"]["flops"]
         for r in json.load(open(f"{out_dir}/{m}.json"))["rows"]:
