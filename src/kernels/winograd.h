@@ -53,6 +53,8 @@ size_t nnp_wino_scratch_bytes(const nnp_wino *wk);
 void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *residual, void *scratch,
                   nnp_threadpool *tp);
 
+/* Whether winograd_avx512.c was compiled with AVX-512 (else its transforms are stubs). */
+bool nnp_wino_avx512_built(void);
 /* winograd_avx512.c: the transforms of one row of tiles. x: the image (blocked), v: V
  * (position 0), for channel block cb and tile row t; m: M, y/r: the image's output and
  * residual (r may be NULL), for output block ob; bias: mb * 16 floats. */

@@ -8,6 +8,8 @@
 
 #include "kernels/act_avx512.h"
 
+bool nnp_wino_avx512_built(void) { return true; }
+
 #define INLINE static inline __attribute__((always_inline))
 
 /* B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], stored at position i * 4 + j. */
@@ -103,7 +105,8 @@ void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, 
   }
 }
 #else
-/* Built without AVX-512 support in the compiler: never selected (nnp_wino_fits needs it). */
+/* Built without AVX-512 support in the compiler: never selected (nnp_wino_fits asks). */
+bool nnp_wino_avx512_built(void) { return false; }
 void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t) {
   (void)g, (void)x, (void)v, (void)cb, (void)t;
 }
