@@ -11,6 +11,8 @@
 #include "nnperf/alloc.h"
 
 #define POS 16 /* positions of a 4x4 tile */
+#define WINO_BAND_MAX_U (512 * 1024) /* bands where the transformed weights are at most this */
+#define WINO_PASS_BYTES (8 << 20)     /* V and M of a pass over several images, at most */
 
 struct nnp_wino {
   nnp_wino_geom g;
@@ -18,7 +20,8 @@ struct nnp_wino {
   nnp_bconv_kernel *gemm[POS]; /* position xi: the 1x1 conv [C x M] over the tiles */
   float *bias;                 /* mb * 16 floats, zero past m */
   nnp_epilogue ep;
-  bool banded; /* band_rows: the transformed weights fit L2 beside a band, no chunks */
+  int64_t group; /* images per pass (their tiles stacked in V and M), 1 with bands */
+  bool banded;   /* band_rows: the transformed weights fit L2 beside a band, no chunks */
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
@@ -62,8 +65,17 @@ nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const floa
   *g = (nnp_wino_geom){.c = d->c, .m = d->m, .h = d->h, .w = d->w, .oh = d->oh, .ow = d->ow, .ph = d->ph,
                        .pw = d->pw, .cb = nnp_blocks(d->c), .mb = nnp_blocks(d->m), .th = (d->oh + 1) / 2,
                        .tw = (d->ow + 1) / 2};
-  g->vs = g->cb * g->th * g->tw * NNP_BLOCK;
-  g->ms = g->mb * g->th * g->tw * NNP_BLOCK;
+  /* A batch runs several images per pass where the transformed weights are large, so
+   * each pass reads them once for all its images; V and M of a pass at most
+   * WINO_PASS_BYTES (one image at least). Small weights (bands) take one image. */
+  const int64_t u_bytes = POS * d->m * d->c * (int64_t)sizeof(float);
+  const int64_t image_bytes = POS * (g->cb + g->mb) * g->th * g->tw * NNP_BLOCK * (int64_t)sizeof(float);
+  wk->group = u_bytes <= WINO_BAND_MAX_U ? 1 : WINO_PASS_BYTES / image_bytes;
+  if (wk->group < 1) wk->group = 1;
+  if (wk->group > d->n) wk->group = d->n;
+  g->vh = wk->group * g->th;
+  g->vs = g->cb * g->vh * g->tw * NNP_BLOCK;
+  g->ms = g->mb * g->vh * g->tw * NNP_BLOCK;
   wk->n = d->n;
   wk->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
   wk->bias = nnp_aligned_alloc((size_t)(g->mb * NNP_BLOCK) * sizeof(float));
@@ -82,14 +94,14 @@ nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const floa
       for (int xi = 0; xi < POS; xi++) u[(xi * d->m + oc) * d->c + ic] = t[xi];
     }
   /* each position's products: a 1x1 conv over the th x tw plane of tiles, no epilogue */
-  const nnp_conv2d_desc p = {.n = 1, .c = d->c, .h = g->th, .w = g->tw, .m = d->m, .oh = g->th, .ow = g->tw,
+  const nnp_conv2d_desc p = {.n = 1, .c = d->c, .h = g->vh, .w = g->tw, .m = d->m, .oh = g->vh, .ow = g->tw,
                              .kh = 1, .kw = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1, .group = 1};
   for (int xi = 0; xi < POS && st == NNP_OK; xi++)
     st = nnp_bconv_prepare(&p, u + xi * d->m * d->c, NULL, NNP_ACT_NONE, 0.0f, 0.0f, false, &wk->gemm[xi]);
   /* bands where every band rereads the transformed weights from L2: at most 512 KB
    * (resnet18's 64-channel layers: 256 KB, 0.459 -> 0.431 ms on 2 threads; its
    * 128-channel ones, 1 MB, measured 0.37 -> 0.38-0.40 in bands and keep the passes) */
-  wk->banded = st == NNP_OK && !wk->gemm[0]->chunk && POS * d->m * d->c * sizeof(float) <= 512 * 1024;
+  wk->banded = st == NNP_OK && !wk->gemm[0]->chunk && u_bytes <= WINO_BAND_MAX_U;
 done:
   nnp_free(u);
   if (st != NNP_OK) {
@@ -104,18 +116,23 @@ size_t nnp_wino_scratch_bytes(const nnp_wino *wk) { return (size_t)(POS * (wk->g
 
 typedef struct wino_ctx {
   const nnp_wino *wk;
-  const float *x, *r;
+  const float *x, *r; /* the pass's first image */
   float *y;
-  float *v, *m; /* one image's transformed inputs and products: POS x vs, POS x ms */
+  int64_t xs, ys;     /* floats from one image to the next in x and y (and r) */
+  float *v, *m;       /* the pass's transformed inputs and products: POS x vs, POS x ms */
+  int64_t vrows;      /* tile rows in use in V's and M's planes: th x the pass's images */
   int64_t pairs;
   int rows; /* tile rows per product task */
 } wino_ctx;
 
-/* Task t = channel block * th + tile row. */
+/* Task t = channel block * vrows + row of V's plane (image * th + tile row). */
 static void input_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
   const nnp_wino_geom *g = &c->wk->g;
-  for (int64_t t = begin; t < end; t++) nnp_wino_input_row_avx512(g, c->x, c->v, t / g->th, t % g->th);
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t vr = t % c->vrows;
+    nnp_wino_input_row_avx512(g, c->x + vr / g->th * c->xs, c->v, t / c->vrows, vr % g->th, vr);
+  }
 }
 
 /* Task t = (position * pairs + block pair) * row groups + row group: rows
@@ -127,10 +144,10 @@ static void product_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
   const nnp_wino *wk = c->wk;
   const nnp_wino_geom *g = &wk->g;
-  const int64_t groups = (g->th + c->rows - 1) / c->rows;
+  const int64_t groups = (c->vrows + c->rows - 1) / c->rows;
   for (int64_t t = begin; t < end; t++) {
     const int64_t r0 = t % groups * c->rows, ob = t / groups % c->pairs * 2, xi = t / groups / c->pairs;
-    const int64_t r1 = r0 + c->rows < g->th ? r0 + c->rows : g->th;
+    const int64_t r1 = r0 + c->rows < c->vrows ? r0 + c->rows : c->vrows;
     const nnp_bconv_kernel *k = wk->gemm[xi];
     const int nb = ob + 1 < g->mb ? 2 : 1;
     const float *v = c->v + xi * g->vs;
@@ -140,14 +157,18 @@ static void product_rows(void *p, int64_t begin, int64_t end) {
   }
 }
 
-/* Task t = tile row * mb + output block: row outer, so that the homed split gives each
- * thread a band of output rows (as the direct kernel's row split, blocked_conv.c). */
+/* Task t = row of M's plane * mb + output block: row outer, so that the homed split
+ * gives each thread a band of output rows (as the direct kernel's row split,
+ * blocked_conv.c). */
 static void output_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
   const nnp_wino *wk = c->wk;
   const nnp_wino_geom *g = &wk->g;
-  for (int64_t t = begin; t < end; t++)
-    nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, t % g->mb, t / g->mb);
+  for (int64_t t = begin; t < end; t++) {
+    const int64_t vr = t / g->mb, i = vr / g->th;
+    nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y + i * c->ys, c->r ? c->r + i * c->ys : NULL,
+                               t % g->mb, vr % g->th, vr);
+  }
 }
 
 /* Task t = band of WINO_BAND tile rows: the three passes for those rows alone, so that
@@ -163,7 +184,7 @@ static void band_rows(void *p, int64_t begin, int64_t end) {
   for (int64_t t = begin; t < end; t++) {
     const int64_t r0 = t * WINO_BAND, r1 = r0 + WINO_BAND < g->th ? r0 + WINO_BAND : g->th;
     for (int64_t cb = 0; cb < g->cb; cb++)
-      for (int64_t r = r0; r < r1; r++) nnp_wino_input_row_avx512(g, c->x, c->v, cb, r);
+      for (int64_t r = r0; r < r1; r++) nnp_wino_input_row_avx512(g, c->x, c->v, cb, r, r);
     for (int xi = 0; xi < POS; xi++)
       for (int64_t ob = 0; ob < g->mb; ob += 2)
         for (int64_t r = r0; r < r1; r += c->rows) {
@@ -173,7 +194,7 @@ static void band_rows(void *p, int64_t begin, int64_t end) {
         }
     for (int64_t r = r0; r < r1; r++)
       for (int64_t ob = 0; ob < g->mb; ob++)
-        nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r);
+        nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r, r);
   }
 }
 
@@ -181,18 +202,20 @@ void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *res
                   nnp_threadpool *tp) {
   const nnp_wino_geom *g = &wk->g;
   const int64_t xs = g->cb * g->h * g->w * NNP_BLOCK, ys = g->mb * g->oh * g->ow * NNP_BLOCK;
-  for (int64_t n = 0; n < wk->n; n++) {
+  for (int64_t n = 0; n < wk->n; n += wk->group) {
+    const int64_t images = wk->n - n < wk->group ? wk->n - n : wk->group;
     wino_ctx c = {.wk = wk, .x = x + n * xs, .r = residual ? residual + n * ys : NULL, .y = y + n * ys,
-                  .v = scratch, .m = (float *)scratch + POS * g->vs, .pairs = (g->mb + 1) / 2};
+                  .xs = xs, .ys = ys, .v = scratch, .m = (float *)scratch + POS * g->vs,
+                  .vrows = images * g->th, .pairs = (g->mb + 1) / 2};
     const bool two = 2 * g->tw <= NNP_BCONV_WIDE_PX;
-    c.rows = wk->gemm[0]->chunk ? (two && g->th <= 2 * NNP_BCONV_PLANE_TILES ? (int)g->th : NNP_BCONV_PLANE_TILES)
+    c.rows = wk->gemm[0]->chunk ? (two && c.vrows <= 2 * NNP_BCONV_PLANE_TILES ? (int)c.vrows : NNP_BCONV_PLANE_TILES)
                                 : (two ? 2 : 1);
-    if (wk->banded) {
+    if (wk->banded) { /* one image per pass */
       nnp_threadpool_run_homed(tp, band_rows, &c, (g->th + WINO_BAND - 1) / WINO_BAND);
       continue;
     }
-    nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * g->th);
-    nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * ((g->th + c.rows - 1) / c.rows));
-    nnp_threadpool_run_homed(tp, output_rows, &c, g->th * g->mb);
+    nnp_threadpool_run_homed(tp, input_rows, &c, g->cb * c.vrows);
+    nnp_threadpool_run(tp, product_rows, &c, POS * c.pairs * ((c.vrows + c.rows - 1) / c.rows));
+    nnp_threadpool_run_homed(tp, output_rows, &c, c.vrows * g->mb);
   }
 }

@@ -33,6 +33,7 @@ typedef struct nnp_wino_geom {
   int64_t c, m, h, w, oh, ow, ph, pw; /* the convolution (NCHW terms) */
   int64_t cb, mb;                     /* channel blocks in and out */
   int64_t th, tw;                     /* tiles down and across: ceil(oh / 2), ceil(ow / 2) */
+  int64_t vh;                         /* tile rows of V's and M's planes: th times the images of a pass */
   int64_t vs, ms;                     /* floats from one tile position xi to the next in V, M */
 } nnp_wino_geom;
 
@@ -56,10 +57,11 @@ void nnp_wino_run(const nnp_wino *wk, const float *x, float *y, const float *res
 /* Whether winograd_avx512.c was compiled with AVX-512 (else its transforms are stubs). */
 bool nnp_wino_avx512_built(void);
 /* winograd_avx512.c: the transforms of one row of tiles. x: the image (blocked), v: V
- * (position 0), for channel block cb and tile row t; m: M, y/r: the image's output and
- * residual (r may be NULL), for output block ob; bias: mb * 16 floats. */
-void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t);
+ * (position 0), for channel block cb and the image's tile row t, stored at row vr of V's
+ * plane (images of one pass stacked); m: M, y/r: the image's output and residual (r may
+ * be NULL), for output block ob; bias: mb * 16 floats. */
+void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t, int64_t vr);
 void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, const float *bias, const float *m,
-                                float *y, const float *r, int64_t ob, int64_t t);
+                                float *y, const float *r, int64_t ob, int64_t t, int64_t vr);
 
 #endif

@@ -31,9 +31,9 @@ INLINE void input_tile(const nnp_wino_geom *g, __m512 d[4][4], float *v) {
   }
 }
 
-void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t) {
+void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t, int64_t vr) {
   const float *plane = x + cb * g->h * g->w * NNP_BLOCK;
-  float *vrow = v + (cb * g->th + t) * g->tw * NNP_BLOCK;
+  float *vrow = v + (cb * g->vh + vr) * g->tw * NNP_BLOCK;
   const int64_t ih0 = 2 * t - g->ph;
   const bool rows_in = ih0 >= 0 && ih0 + 3 < g->h;
   for (int64_t u = 0; u < g->tw; u++) {
@@ -75,8 +75,8 @@ INLINE __m512 act16(const nnp_epilogue *ep, __m512 v) {
  * y may be r), activation and the lanes past m forced to 0, for the outputs inside the
  * plane. */
 void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, const float *bias, const float *m,
-                                float *y, const float *r, int64_t ob, int64_t t) {
-  const float *mrow = m + (ob * g->th + t) * g->tw * NNP_BLOCK;
+                                float *y, const float *r, int64_t ob, int64_t t, int64_t vr) {
+  const float *mrow = m + (ob * g->vh + vr) * g->tw * NNP_BLOCK;
   const __m512 b = _mm512_load_ps(bias + ob * NNP_BLOCK);
   const int64_t valid = g->m - ob * NNP_BLOCK;
   const __mmask16 keep = valid < NNP_BLOCK ? (__mmask16)((1u << valid) - 1u) : (__mmask16)0xffff;
@@ -107,11 +107,11 @@ void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, 
 #else
 /* Built without AVX-512 support in the compiler: never selected (nnp_wino_fits asks). */
 bool nnp_wino_avx512_built(void) { return false; }
-void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t) {
-  (void)g, (void)x, (void)v, (void)cb, (void)t;
+void nnp_wino_input_row_avx512(const nnp_wino_geom *g, const float *x, float *v, int64_t cb, int64_t t, int64_t vr) {
+  (void)g, (void)x, (void)v, (void)cb, (void)t, (void)vr;
 }
 void nnp_wino_output_row_avx512(const nnp_wino_geom *g, const nnp_epilogue *ep, const float *bias, const float *m,
-                                float *y, const float *r, int64_t ob, int64_t t) {
-  (void)g, (void)ep, (void)bias, (void)m, (void)y, (void)r, (void)ob, (void)t;
+                                float *y, const float *r, int64_t ob, int64_t t, int64_t vr) {
+  (void)g, (void)ep, (void)bias, (void)m, (void)y, (void)r, (void)ob, (void)t, (void)vr;
 }
 #endif
