@@ -244,8 +244,20 @@ int main(void) {
   out_size(&wb);
   run_case(&wb, 1, pools);
   run_case(&wb, 8, pools);
+  /* ... and 7x7 planes in batches of 8 (small transformed weights: bands of one image;
+   * large: one pass of all 8) */
+  const nnp_conv2d_desc w7[] = {
+      {.n = 8, .c = 40, .h = 7, .w = 7, .m = 36, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+      {.n = 8, .c = 192, .h = 7, .w = 7, .m = 180, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
+  };
+  for (int i = 0; i < 2; i++) {
+    nnp_conv2d_desc d = w7[i];
+    out_size(&d);
+    run_case(&d, 3, pools);
+    run_case(&d, 4, pools);
+  }
   for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
   printf("%d cases, %d of them through Winograd\n", cases, wino_cases);
-  if (nnp_cpu_has_avx512f()) CHECK(wino_cases >= 37); /* the fixed shapes at least */
+  if (nnp_cpu_has_avx512f()) CHECK(wino_cases >= 41); /* the fixed shapes at least */
   TEST_MAIN_END();
 }
