@@ -200,7 +200,7 @@ INLINE void dense_wide(const nnp_bconv_kernel *k, const float *x, float *y, cons
 #pragma GCC unroll 2
       for (int q = 0; q < rows; q++) xq[q] += plane;
     }
-  } else
+  } else /* any kernel and padding: the border arithmetic per input block and tap */
   for (int64_t cb = cb0; cb < cb1; cb++) {
     const int64_t cvalid = d->c - cb * NNP_BLOCK < NNP_BLOCK ? d->c - cb * NNP_BLOCK : NNP_BLOCK;
     for (int64_t kh = 0; kh < d->kh; kh++) {

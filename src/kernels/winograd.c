@@ -136,25 +136,33 @@ static void input_rows(void *p, int64_t begin, int64_t end) {
   }
 }
 
+/* Rows [r0, r1) of position xi's 1x1 conv for the block pair from ob: in input-block
+ * chunks where the 1x1 kernel takes them, else c->rows rows per tile call (two where the
+ * plane of tiles is at most 7 wide). */
+static void products(const wino_ctx *c, int xi, int64_t ob, int64_t r0, int64_t r1) {
+  const nnp_wino_geom *g = &c->wk->g;
+  const nnp_bconv_kernel *k = c->wk->gemm[xi];
+  const int nb = ob + 1 < g->mb ? 2 : 1;
+  const float *v = c->v + xi * g->vs;
+  float *m = c->m + xi * g->ms;
+  if (k->chunk) {
+    nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, r0, r1);
+    return;
+  }
+  for (int64_t r = r0; r < r1; r += c->rows)
+    nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, r, r + c->rows <= r1 ? c->rows : (int)(r1 - r));
+}
+
 /* Task t = (position * pairs + block pair) * row groups + row group: rows
- * [r0, r0 + c->rows) of the position's 1x1 conv, as nnp_bconv_run would cut them: two
- * rows per tile where the plane of tiles is at most 7 wide (14x14 layers: 7x7 tiles),
- * and in input-block chunks where the 1x1 kernel takes them (the whole plane of at most
- * 8 rows, else 4 rows, per task). */
+ * [r0, r0 + c->rows) of the position's 1x1 conv, as nnp_bconv_run would cut them: one
+ * tile's rows, or in input-block chunks the whole plane of at most 8 rows, else 4 rows,
+ * per task. */
 static void product_rows(void *p, int64_t begin, int64_t end) {
   const wino_ctx *c = p;
-  const nnp_wino *wk = c->wk;
-  const nnp_wino_geom *g = &wk->g;
   const int64_t groups = (c->vrows + c->rows - 1) / c->rows;
   for (int64_t t = begin; t < end; t++) {
     const int64_t r0 = t % groups * c->rows, ob = t / groups % c->pairs * 2, xi = t / groups / c->pairs;
-    const int64_t r1 = r0 + c->rows < c->vrows ? r0 + c->rows : c->vrows;
-    const nnp_bconv_kernel *k = wk->gemm[xi];
-    const int nb = ob + 1 < g->mb ? 2 : 1;
-    const float *v = c->v + xi * g->vs;
-    float *m = c->m + xi * g->ms;
-    if (k->chunk) nnp_bconv_dense_plane_avx512(k, v, m, NULL, ob, nb, r0, r1);
-    else nnp_bconv_dense_row_avx512(k, v, m, NULL, ob, nb, r0, (int)(r1 - r0));
+    products(c, (int)xi, ob, r0, r0 + c->rows < c->vrows ? r0 + c->rows : c->vrows);
   }
 }
 
@@ -187,12 +195,7 @@ static void band_rows(void *p, int64_t begin, int64_t end) {
     for (int64_t cb = 0; cb < g->cb; cb++)
       for (int64_t r = r0; r < r1; r++) nnp_wino_input_row_avx512(g, c->x, c->v, cb, r, r);
     for (int xi = 0; xi < POS; xi++)
-      for (int64_t ob = 0; ob < g->mb; ob += 2)
-        for (int64_t r = r0; r < r1; r += c->rows) {
-          const int rows = r + c->rows <= r1 ? c->rows : 1;
-          nnp_bconv_dense_row_avx512(wk->gemm[xi], c->v + xi * g->vs, c->m + xi * g->ms, NULL, ob,
-                                     ob + 1 < g->mb ? 2 : 1, r, rows);
-        }
+      for (int64_t ob = 0; ob < g->mb; ob += 2) products(c, xi, ob, r0, r1);
     for (int64_t r = r0; r < r1; r++)
       for (int64_t ob = 0; ob < g->mb; ob++)
         nnp_wino_output_row_avx512(g, &wk->ep, wk->bias, c->m, c->y, c->r, ob, r, r);
