@@ -20,6 +20,8 @@ all: build
 deps:
 	scripts/install-deps.sh
 	scripts/install-python.sh
+	scripts/install-torch2.sh
+	scripts/install-llm.sh
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
