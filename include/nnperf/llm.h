@@ -25,6 +25,7 @@ extern "C" {
  * every process of the machine). A streamed chunk that carries k tokens gives k entries
  * with the same arrival time: the ITL between them is 0, as `vllm bench serve` counts it. */
 typedef struct nnp_llm_request {
+  int id;                /* which prompt it was: the same id means the same prompt */
   double t_due;          /* when it should have been sent (open loop: its scheduled arrival;
                           * closed loop and in-process batches: equal to t_sent) */
   double t_sent;         /* when it was handed to the framework / written to the socket */

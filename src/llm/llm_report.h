@@ -1,0 +1,21 @@
+/* Output of `nnperf llm bench`: the result document of kind "llm" (JSON, schema in
+ * docs/result-schema.md), the human tables, CSV and the HTML report. */
+#ifndef NNP_LLM_REPORT_H
+#define NNP_LLM_REPORT_H
+
+#include <stdio.h>
+
+#include "nnperf/llm_bench.h"
+
+#define NNP_LLM_SCHEMA_VERSION 1
+
+void nnp_llm_report_json(FILE *f, const nnp_llm_result *r);
+nnp_status nnp_llm_write_json(const nnp_llm_result *r, const char *path);
+nnp_status nnp_llm_write_csv(const nnp_llm_result *r, const char *path);
+nnp_status nnp_llm_write_html(const nnp_llm_result *r, const char *path);
+void nnp_llm_report_table(FILE *f, const nnp_llm_result *r);
+
+/* Reads a result document of kind "llm" back (nnperf report, compare). */
+nnp_status nnp_llm_read_json(const char *path, nnp_llm_result *out);
+
+#endif
