@@ -111,6 +111,13 @@ typedef struct nnp_bench_row {
    * the same batch and scenario (the same QDQ file), i.e. whether the backend runs the
    * quantization nnperf runs; acc above stays vs native fp32. compared false otherwise. */
   nnp_accuracy int8_agree;
+  /* nnperf sweep (docs/sweep.md): where the row ran. hw_class "" for a one-machine run,
+   * and then the rest is unset; host_env is that machine's environment, kept per row
+   * because a collected sweep holds rows of many machines. */
+  char hw_class[48];
+  char node[64];
+  char job_id[32];       /* Slurm job id, "" when run without Slurm */
+  nnp_env host_env;
 } nnp_bench_row;
 
 void nnp_bench_row_free(nnp_bench_row *r);

@@ -101,6 +101,19 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   fputc('}', f);
 }
 
+/* A sweep row's machine (docs/sweep.md): only in rows nnperf sweep ran. */
+static void write_row_host(FILE *f, const nnp_bench_row *w) {
+  fputs(",\n      \"host\": {\"class\": ", f);
+  JSON_STR(f, w->hw_class);
+  fputs(", \"node\": ", f);
+  JSON_STR(f, w->node);
+  fputs(", \"job_id\": ", f);
+  JSON_STR(f, w->job_id);
+  fputs(", \"env\": ", f);
+  nnp_env_write_json(f, &w->host_env);
+  fputc('}', f);
+}
+
 static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("    {\n      \"label\": ", f);
   JSON_STR(f, w->label);
@@ -151,6 +164,7 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   write_accuracy(f, &w->acc);
   fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */
   write_accuracy(f, &w->int8_agree);
+  if (w->hw_class[0]) write_row_host(f, w);
   /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
   fprintf(f, ",\n      \"processes\": %d,\n      \"process_samples\": [", w->n_processes);
   for (int p = 0; p < w->n_processes && p < NNP_MAX_PROCESSES; p++) fprintf(f, "%s%d", p ? ", " : "", w->process_samples[p]);

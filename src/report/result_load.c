@@ -137,6 +137,21 @@ static nnp_status read_env(reader *rd, json_t *o, nnp_env *e) {
   return get_str(rd, o, "timestamp", e->timestamp, sizeof e->timestamp);
 }
 
+/* "host" of a sweep row (docs/sweep.md); absent in rows of one machine. */
+static nnp_status read_row_host(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
+  json_t *h, *env;
+  NNP_TRY(get_obj(rd, o, "host", &h));
+  if (!h) return NNP_OK;
+  snprintf(rd->where, sizeof rd->where, "rows[%d].host", idx);
+  NNP_TRY(get_str(rd, h, "class", w->hw_class, sizeof w->hw_class));
+  NNP_TRY(get_str(rd, h, "node", w->node, sizeof w->node));
+  NNP_TRY(get_str(rd, h, "job_id", w->job_id, sizeof w->job_id));
+  NNP_TRY(get_obj(rd, h, "env", &env));
+  if (env) NNP_TRY(read_env(rd, env, &w->host_env));
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  return NNP_OK;
+}
+
 static nnp_status read_stats(reader *rd, json_t *o, nnp_stats *s) {
   INT_FIELD(o, "n", 0, INT32_MAX, 0, s->n);
   const struct {
@@ -240,6 +255,7 @@ static nnp_status read_row(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
     w->acc.top1 = w->acc.top5 = -1;
   }
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(read_row_host(rd, o, idx, w));
   NNP_TRY(get_obj(rd, o, "int8_agreement", &sub)); /* optional: results before it lack it */
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].int8_agreement", idx);
