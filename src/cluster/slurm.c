@@ -75,7 +75,7 @@ nnp_status nnp_slurm_submit(const char *const *options, int n_options, const cha
   argv[k++] = "sbatch";
   argv[k++] = test_only ? "--test-only" : "--parsable";
   for (int i = 0; i < n_options && k < 46; i++) argv[k++] = (char *)options[i];
-  argv[k++] = (char *)script;
+  argv[k++] = script ? (char *)script : "--wrap=true"; /* --test-only needs no script file */
   argv[k] = NULL;
   char out[2048];
   int rc = nnp_slurm_command(argv, out, sizeof out);

@@ -14,7 +14,7 @@ nnp_status nnp_slurm_available(void);
  * trailing newlines cut). Returns the exit status, -1 when it could not run. */
 int nnp_slurm_command(char *const argv[], char *out, size_t n);
 
-/* sbatch --parsable OPTIONS SCRIPT: *job_id filled. With test_only, `--test-only`: Slurm
+/* sbatch --parsable OPTIONS SCRIPT: *job_id filled (script NULL: --wrap=true). With test_only, `--test-only`: Slurm
  * checks partition, constraint and limits and submits nothing. The error names the
  * class and carries sbatch's own message. */
 nnp_status nnp_slurm_submit(const char *const *options, int n_options, const char *script, int test_only,

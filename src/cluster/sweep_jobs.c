@@ -72,7 +72,7 @@ static nnp_status check_classes(const nnp_sweep_plan *plan, const char *dir) {
     const char *opts[12];
     int k = job_options(plan, &plan->classes[c], dir, 1, bufs, opts);
     snprintf(what, sizeof what, "plan %s: hardware class %s", plan->path, plan->classes[c].name);
-    NNP_TRY(nnp_slurm_submit(opts, k, "/bin/true", 1, what, NULL, 0));
+    NNP_TRY(nnp_slurm_submit(opts, k, NULL, 1, what, NULL, 0));
   }
   return NNP_OK;
 }
