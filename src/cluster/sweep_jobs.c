@@ -143,13 +143,14 @@ static void status_job(const nnp_sweep_plan *plan, const char *dir, const job_li
     if (rows.rows[i].status != NNP_ROW_OK)
       fprintf(f, "  failed: %s: %s: %s\n", rows.rows[i].label, nnp_row_status_name(rows.rows[i].status),
               rows.rows[i].reason);
+  const char *why = s->reason[0] && strcmp(s->reason, "None") ? s->reason : ""; /* squeue says "None" */
   if (missing > 0 && latest) {
     if (nnp_slurm_state_final(s->state))
       fprintf(f, "  failed: %d rows: job %s ended %s%s%s before they finished (nnperf sweep --slurm --resume reruns them)\n",
-              missing, j->id, s->state, s->reason[0] && strcmp(s->reason, "None") ? ": " : "", s->reason);
+              missing, j->id, s->state, *why ? ": " : "", why);
     else
       fprintf(f, "  %s: %d rows%s%s\n", !strcmp(s->state, "PENDING") ? "queued" : "running", missing,
-              s->reason[0] && strcmp(s->reason, "None") ? ", reason: " : "", s->reason);
+              *why ? ", reason: " : "", why);
   }
   if (latest) {
     int ended = nnp_slurm_state_final(s->state);
