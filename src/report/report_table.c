@@ -17,6 +17,7 @@
 
 typedef enum col_id {
   C_LABEL,
+  C_HOST, /* a collected sweep's hardware class / node (nnperf sweep); only then shown */
   C_PRECISION,
   C_THREADS,
   C_STATUS,
@@ -32,11 +33,11 @@ typedef enum col_id {
 } col_id;
 
 static const char *const HEADERS[C_COUNT] = {
-    "backend / config", "precision", "threads", "status",  "P50 ms [95% CI]", "P99 ms",
+    "backend / config", "host", "precision", "threads", "status",  "P50 ms [95% CI]", "P99 ms",
     "items/s",          "peak MiB",  "load ms", "cold ms", "accuracy",        "vs baseline"};
 
 /* Numbers read better right-aligned. */
-static const bool RIGHT[C_COUNT] = {false, false, true, false, false, true,
+static const bool RIGHT[C_COUNT] = {false, false, false, true, false, false, true,
                                     true,  true,  true, true,  false, false};
 
 typedef struct table {
@@ -157,11 +158,13 @@ static bool is_reference(const nnp_bench_result *r, int i) {
  * threads"; "" when it may be ranked. precision/threads count only without allow_mixed. */
 static void differs(const table *t, const nnp_bench_row *w, char *buf, size_t n) {
   const nnp_bench_row *b = &t->r->rows[t->base];
-  const char *what[4];
+  const char *what[5];
   int k = 0;
   if (!t->r->allow_mixed && w->precision != b->precision) what[k++] = "precision";
   if (!t->r->allow_mixed && w->threads != b->threads) what[k++] = "threads";
   if (w->batch != b->batch) what[k++] = "batch";
+  /* another machine is another measurement: never ranked as if it were this one */
+  if (strcmp(w->hw_class, b->hw_class) || strcmp(w->node, b->node)) what[k++] = "host";
   if (!same_label(w->scenario, sizeof w->scenario, b->scenario, sizeof b->scenario) &&
       (w->scenario[0] || b->scenario[0]))
     what[k++] = "scenario";
@@ -245,6 +248,9 @@ static void cell(const table *t, int i, col_id c, char *buf, size_t n) {
     case C_LABEL:
       one_line(buf, n, w->label[0] ? w->label : w->backend,
                w->label[0] ? sizeof w->label : sizeof w->backend, 60);
+      return;
+    case C_HOST:
+      snprintf(buf, n, "%.47s/%.63s", w->hw_class, w->node);
       return;
     case C_PRECISION: snprintf(buf, n, "%s", nnp_precision_name(w->precision)); return;
     case C_THREADS: snprintf(buf, n, "%d", w->threads); return;
@@ -468,8 +474,11 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   int n_rows = nrows(r);
   choose_baseline(&t);
 
+  bool any_host = false;
+  for (int i = 0; i < n_rows; i++) any_host |= r->rows[i].hw_class[0] != 0;
   for (int c = 0; c < C_COUNT; c++)
-    if ((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) t.cols[t.ncols++] = (col_id)c;
+    if (((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) && (c != C_HOST || any_host))
+      t.cols[t.ncols++] = (col_id)c;
 
   char buf[CELL];
   for (int i = -1; i < n_rows; i++)
@@ -496,6 +505,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   /* Notes: only those that apply to this table. */
   bool any_underpowered = false, any_overlap = false, any_cut = false;
   bool any_mix_diff = false, any_shape_diff = false; /* precision/threads; batch/scenario */
+  bool any_host_diff = false;
   double max_cv = 0.0;
   int max_cv_row = -1;
   for (int i = 0; i < n_rows; i++) {
@@ -515,6 +525,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
       differs(&t, w, diff, sizeof diff);
       if (strstr(diff, "precision") || strstr(diff, "threads")) any_mix_diff = true;
       if (strstr(diff, "batch") || strstr(diff, "scenario")) any_shape_diff = true;
+      if (strstr(diff, "host")) any_host_diff = true;
       if (!diff[0]) any_overlap |= cis_overlap(&r->rows[t.base].stats, &w->stats);
     }
   }
@@ -549,6 +560,10 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   if (any_shape_diff)
     fputs("  n/a (differs: batch/scenario): another batch or input-shape scenario is a different "
           "workload, never ranked by latency (items/s is shown for batches).\n",
+          f);
+  if (any_host_diff)
+    fputs("  n/a (differs: host): a row of another hardware class or node (nnperf sweep) is another "
+          "machine's measurement, never ranked against this one; compare classes side by side.\n",
           f);
   if (r->allow_mixed)
     fputs("  Rows of different precision and threads are ranked together, as asked.\n", f);
