@@ -52,8 +52,10 @@ typedef void (*nnp_sweep_row_fn)(void *ud, const nnp_bench_result *res, int inde
 typedef struct nnp_sweep_workload {
   const char *kind; /* "bench" (the result document's kind), "llm", ... */
   /* Reads the spec (and spec->workload_args), loads what every row shares (the model, the
-   * inputs, backend availability), fixes the row list. *state is the workload's. */
-  nnp_status (*open)(const struct nnp_sweep_spec *spec, void **state);
+   * inputs, backend availability), fixes the row list and fills what the workload owns
+   * of the result's header (the inference workload: accuracy_rtol; another kind: its
+   * section). *state is the workload's. */
+  nnp_status (*open)(const struct nnp_sweep_spec *spec, nnp_bench_result *res, void **state);
   int (*n_rows)(void *state);
   /* Fills row index's configuration (backend, precision, threads, batch, scenario, label),
    * every measurement unset: its key is then nnp_sweep_row_key(row). */
@@ -122,16 +124,19 @@ void nnp_sweep_spec_default(nnp_sweep_spec *spec);
 typedef struct nnp_sweep_outcome {
   int n_planned;      /* rows the spec makes */
   int n_kept;         /* rows taken from spec->resume */
+  bool resume_refused;/* spec->resume does not match the spec (the error names the difference) */
   bool interrupted;   /* nnp_sweep_interrupt (SIGINT/SIGTERM): the rows after it did not run */
   bool any_failed;    /* a row failed, crashed, timed out or ran out of memory */
 } nnp_sweep_outcome;
 
 /* Runs spec into *res (initialised here; free with nnp_bench_result_free even on error):
  * the run's model, environment, loop, seed and one row per point, in the spec's order.
- * Returns NNP_ERR_INVALID (naming the field) for a spec that cannot run, or a resumed
- * result that does not match it (then *res holds no rows); NNP_OK otherwise, whatever
- * the rows' outcomes. A row cut short by an interruption is left out, so a resume runs
- * it again. */
+ * Returns an error (naming the file, field or input at fault) for a spec that cannot run
+ * (the model does not load, an input shape does not resolve) or a resumed result that
+ * does not match it (outcome->resume_refused); then *res holds no rows. NNP_OK otherwise,
+ * whatever the rows' outcomes. A row is complete when it is ok from spec->processes
+ * processes, or not ok for a reason of its own; an incomplete row of an interrupted sweep
+ * is left out, so a resume runs it again. */
 nnp_status nnp_sweep_run(const nnp_sweep_spec *spec, nnp_bench_result *res, nnp_sweep_outcome *outcome);
 
 /* Asks a running sweep to stop: the worker under way is killed, no further row starts.
