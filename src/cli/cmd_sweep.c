@@ -199,7 +199,7 @@ static int run_slurm(const nnp_sweep_plan *plan, const char *dir, const sweep_ar
   char self[4096];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   self[sl > 0 ? sl : 0] = 0;
-  if (nnp_results_mkdirs(dir) != NNP_OK || nnp_sweep_submit(plan, dir, a->resume, self, stdout) != NNP_OK) {
+  if (nnp_sweep_submit(plan, dir, a->resume, self, stdout) != NNP_OK) {
     fprintf(stderr, "nnperf sweep: %s\n", nnp_last_error());
     return CLI_FAIL;
   }

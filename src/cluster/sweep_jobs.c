@@ -78,7 +78,8 @@ static nnp_status check_classes(const nnp_sweep_plan *plan, const char *dir) {
 }
 
 nnp_status nnp_sweep_submit(const nnp_sweep_plan *plan, const char *dir, int resume, const char *self, FILE *log) {
-  NNP_TRY(check_classes(plan, dir));
+  NNP_TRY(check_classes(plan, dir)); /* before the folder is made: a refused plan leaves nothing */
+  NNP_TRY(nnp_results_mkdirs(dir));
   char index[4200];
   snprintf(index, sizeof index, "%s/jobs.tsv", dir);
   int submitted = 0;
