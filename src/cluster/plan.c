@@ -9,6 +9,9 @@
 #include "nnperf/backend.h"
 #include "nnperf/sweep_plan.h"
 
+/* a plan's axes are copied whole into a sweep spec's */
+_Static_assert(NNP_PLAN_MAX_LIST <= NNP_SWEEP_MAX_AXIS, "plan lists must fit the sweep spec's axes");
+
 static const char *const top_keys[] = {"name", "results", "models", "backends", "precisions", "batches", "threads",
                                        "shapes", "loop", "hardware", "slurm", "llm", NULL};
 static const char *const loop_keys[] = {"warmup", "iterations", "min_time_s", "max_time_s", "processes",
