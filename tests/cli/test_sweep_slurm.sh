@@ -87,6 +87,12 @@ assert all("host" in r and r["host"]["class"] == "local" for r in local)
 print(f"ok: {len(want)} rows locally, the same {len(want)} on each of 2 Slurm classes")
 EOF
 
+# the report: a chart per model across the classes, rows named with their class
+"$NNPERF" report two.results/collected.json -o two.html || fail "report of the collected sweep"
+[ "$(grep -c "P50 per hardware class" two.html)" -eq 2 ] && grep -q "native fp32 t1 b1 @small" two.html ||
+  fail "the report has no chart per model across classes"
+"$NNPERF" sweep collect two.json --no-history | grep -q "n/a (differs: host" || fail "the table ranks rows of another class"
+
 # --- a job cancelled mid-run, then --resume -------------------------------------------------
 plan cut 2 '[{"name": "cpu", "partition": "cpu"}]' '["native", "xnnpack"]'
 grep -q '"ort-cpu"' two.json && plan cut 2 '[{"name": "cpu", "partition": "cpu"}]' '["native", "ort-cpu"]'
