@@ -87,6 +87,14 @@ assert all("host" in r and r["host"]["class"] == "local" for r in local)
 print(f"ok: {len(want)} rows locally, the same {len(want)} on each of 2 Slurm classes")
 EOF
 
+# into the history: the stored run keeps each row's host (class, node, job id, environment)
+"$NNPERF" sweep collect two.json --history "$work/h.db" -q || fail "collect into the history"
+"$NNPERF" history export 1 --history "$work/h.db" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)["rows"]
+assert len(rows) == 8 and all(r["host"]["job_id"] and r["host"]["env"]["hostname"] for r in rows), rows
+' || fail "the history lost the rows' hosts"
+
 # the report: a chart per model across the classes, rows named with their class
 "$NNPERF" report two.results/collected.json -o two.html || fail "report of the collected sweep"
 [ "$(grep -c "P50 per hardware class" two.html)" -eq 2 ] && grep -q "native fp32 t1 b1 @small" two.html ||
