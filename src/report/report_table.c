@@ -467,6 +467,63 @@ static void print_env(FILE *f, const nnp_env *e) {
   if (gpu[0]) fprintf(f, "GPU: %s\n", gpu);
 }
 
+/* Notes on the rows themselves: capped, unstable warm-up, accuracy, int8 agreement. */
+static void print_row_notes(FILE *f, const nnp_bench_result *r) {
+  int n_rows = nrows(r);
+  char buf[CELL];
+  bool capped = false, unstable = false, failtol = false, compared = false;
+  const char *reference = NULL;
+  for (int i = 0; i < n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    capped |= m_capped(w);
+    unstable |= m_unstable(w);
+    failtol |= m_failtol(w);
+    if (w->acc.compared) {
+      compared = true;
+      if (!reference) reference = w->acc.reference;
+      else if (strcmp(reference, w->acc.reference)) reference = ""; /* one per batch/scenario */
+    }
+  }
+  if (capped) {
+    fprintf(f, "  ok (capped): steady state stopped at the %.0f s cap before %d iterations: ",
+            r->loop.max_time_s, r->loop.iterations);
+    list_rows(f, r, m_capped);
+    fputs(".\n", f);
+  }
+  if (unstable) {
+    fprintf(f, "  warm-up ended at its bound (%d iterations or %.0f s) without stabilising: ",
+            r->loop.warmup_max, r->loop.warmup_max_time_s);
+    list_rows(f, r, m_unstable);
+    fputs(".\n", f);
+  }
+  if (compared) {
+    if (reference[0]) {
+      one_line(buf, sizeof buf, reference, sizeof r->rows[0].acc.reference, 60);
+      fprintf(f, "  accuracy: max relative error of the outputs vs '%s' (ref)", buf);
+    } else {
+      fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and scenario",
+            f);
+    }
+    print_criteria(f, r);
+    if (failtol) {
+      fputs("; FAIL tol, outside it: ", f);
+      list_rows(f, r, m_failtol);
+    }
+    fputs(".\n", f);
+  }
+  if (compared) print_cosines(f, r);
+  for (int i = 0; i < n_rows; i++) { /* --int8-model: other backends vs nnperf's int8 outputs */
+    const nnp_bench_row *w = &r->rows[i];
+    if (w->status != NNP_ROW_OK || !w->int8_agree.compared) continue;
+    char label[96], ref[96];
+    one_line(label, sizeof label, w->label, sizeof w->label, 60);
+    one_line(ref, sizeof ref, w->int8_agree.reference, sizeof w->int8_agree.reference, 60);
+    fprintf(f, "  int8 agreement '%s' vs '%s' (same QDQ model): ", label, ref);
+    if (w->int8_agree.top1 >= 0) fprintf(f, "top-1 %.0f%%, ", w->int8_agree.top1 * 100);
+    fprintf(f, "cosine %.5f, max relative error %.1e.\n", w->int8_agree.cosine, w->int8_agree.max_rel);
+  }
+}
+
 void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   table t;
   memset(&t, 0, sizeof t);
@@ -587,57 +644,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     fprintf(f, "load %.2f on %d CPUs. Differences may be noise; rerun on a quiet machine.\n",
             r->env.loadavg1, r->env.cpus_allowed > 0 ? r->env.cpus_allowed : r->env.cpus_online);
   }
-  bool capped = false, unstable = false, failtol = false, compared = false;
-  const char *reference = NULL;
-  for (int i = 0; i < n_rows; i++) {
-    const nnp_bench_row *w = &r->rows[i];
-    capped |= m_capped(w);
-    unstable |= m_unstable(w);
-    failtol |= m_failtol(w);
-    if (w->acc.compared) {
-      compared = true;
-      if (!reference) reference = w->acc.reference;
-      else if (strcmp(reference, w->acc.reference)) reference = ""; /* one per batch/scenario */
-    }
-  }
-  if (capped) {
-    fprintf(f, "  ok (capped): steady state stopped at the %.0f s cap before %d iterations: ",
-            r->loop.max_time_s, r->loop.iterations);
-    list_rows(f, r, m_capped);
-    fputs(".\n", f);
-  }
-  if (unstable) {
-    fprintf(f, "  warm-up ended at its bound (%d iterations or %.0f s) without stabilising: ",
-            r->loop.warmup_max, r->loop.warmup_max_time_s);
-    list_rows(f, r, m_unstable);
-    fputs(".\n", f);
-  }
-  if (compared) {
-    if (reference[0]) {
-      one_line(buf, sizeof buf, reference, sizeof r->rows[0].acc.reference, 60);
-      fprintf(f, "  accuracy: max relative error of the outputs vs '%s' (ref)", buf);
-    } else {
-      fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and scenario",
-            f);
-    }
-    print_criteria(f, r);
-    if (failtol) {
-      fputs("; FAIL tol, outside it: ", f);
-      list_rows(f, r, m_failtol);
-    }
-    fputs(".\n", f);
-  }
-  if (compared) print_cosines(f, r);
-  for (int i = 0; i < n_rows; i++) { /* --int8-model: other backends vs nnperf's int8 outputs */
-    const nnp_bench_row *w = &r->rows[i];
-    if (w->status != NNP_ROW_OK || !w->int8_agree.compared) continue;
-    char label[96], ref[96];
-    one_line(label, sizeof label, w->label, sizeof w->label, 60);
-    one_line(ref, sizeof ref, w->int8_agree.reference, sizeof w->int8_agree.reference, 60);
-    fprintf(f, "  int8 agreement '%s' vs '%s' (same QDQ model): ", label, ref);
-    if (w->int8_agree.top1 >= 0) fprintf(f, "top-1 %.0f%%, ", w->int8_agree.top1 * 100);
-    fprintf(f, "cosine %.5f, max relative error %.1e.\n", w->int8_agree.cosine, w->int8_agree.max_rel);
-  }
+  print_row_notes(f, r);
   if (any_mix_diff && t.base >= 0)
     fputs("  'Nx vs own PRECISION': a row that differs from the baseline only in precision, against the same backend's "
           "row at the baseline's precision (e.g. INT8 speed-up); ~ where their P50 intervals overlap.\n", f);
