@@ -51,6 +51,9 @@ one_line_error "unknown partition" "hardware class small: sbatch refused it: .*i
 # --- local and Slurm: the same rows --------------------------------------------------------
 timeout 120 "$NNPERF" sweep two.json --results local.results --no-history -q || fail "local sweep"
 timeout 30 "$NNPERF" sweep two.json --slurm || fail "sweep --slurm"
+# one node, exclusive jobs: the last job waits behind three others, so status shows it queued
+"$NNPERF" sweep status two.json >queued.txt || fail "sweep status"
+grep -q "queued: 2 rows" queued.txt || { cat queued.txt; fail "status shows no queued rows"; }
 wait_jobs() { # until no job of the plan is queued or running (bounded)
   for _ in $(seq 240); do
     "$NNPERF" sweep status "$1" >status.txt || fail "sweep status"
