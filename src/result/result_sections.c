@@ -1,4 +1,5 @@
-/* Ownership and phase helpers of the load and coldstart result sections. */
+/* Ownership and phase helpers of the result document's load and coldstart sections
+ * (nnperf/result.h, nnperf/load_result.h). */
 #include "nnperf/load_result.h"
 
 #include <stdlib.h>
