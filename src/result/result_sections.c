@@ -1,6 +1,6 @@
 /* Ownership and phase helpers of the result document's load and coldstart sections
- * (nnperf/result.h, nnperf/load_result.h). */
-#include "nnperf/load_result.h"
+ * (nnperf/result.h, nnperf/result_sections.h). */
+#include "nnperf/result_sections.h"
 
 #include <stdlib.h>
 #include <string.h>
