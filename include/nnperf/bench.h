@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 #include "nnperf/env.h"
-#include "nnperf/load_result.h"
+#include "nnperf/result_sections.h"
+#include "nnperf/precision.h"
 #include "nnperf/stats.h"
 #include "nnperf/tensor.h"
 
@@ -26,10 +27,6 @@ extern "C" {
 #define NNP_RESULT_SCHEMA_MINOR 3
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
-typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
-const char *nnp_precision_name(nnp_precision p);
-/* Parses "fp32" etc.; returns 0 on an unknown name. */
-int nnp_precision_parse(const char *s, nnp_precision *out);
 
 /* Timing-loop rules (the same for every backend). */
 typedef struct nnp_loop_spec {

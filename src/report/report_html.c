@@ -731,7 +731,7 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   fputs("</body></html>\n", f);
 }
 
-/* shared with report_json.c */
+/* shared with src/result/result_write.c */
 typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
 nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit, const nnp_bench_result *r);
 

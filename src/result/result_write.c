@@ -1,12 +1,14 @@
-/* The JSON result: every configuration field, outcome, phase, statistic and raw sample
- * of a bench run (schema: docs/result-schema.md). Also the atomic file writer that the
- * CSV output shares. */
+/* The result document's one writer (nnperf/result.h): every configuration field,
+ * outcome, phase, statistic and raw sample of a run, and its load / coldstart section
+ * (schema: docs/result-schema.md). Also the atomic file writer that the CSV and HTML
+ * outputs share. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "nnperf/report.h"
+#include "nnperf/result.h"
 #include "util/atomic_file.h"
 #include "util/json_write.h"
 
@@ -288,7 +290,7 @@ static void write_coldstart(FILE *f, const nnp_coldstart_section *c) {
   fputs("\n  }", f);
 }
 
-void nnp_report_json(FILE *f, const nnp_bench_result *r) {
+void nnp_result_write(FILE *f, const nnp_bench_result *r) {
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"%s\",\n"
              "  \"nnperf_version\": ",
           NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR, nnp_result_kind(r));
@@ -352,6 +354,6 @@ nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
   return nnp_atomic_commit(&af);
 }
 
-nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path) {
-  return nnp_report_write_atomic(path, nnp_report_json, r);
+nnp_status nnp_result_write_file(const nnp_bench_result *r, const char *path) {
+  return nnp_report_write_atomic(path, nnp_result_write, r);
 }
