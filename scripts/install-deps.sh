@@ -25,6 +25,9 @@
 #   chromium              test-only: renders the HTML report headless for the screenshot test
 #   python3-pil           test-only: checks the report screenshot is not blank (pixel variance);
 #                         writes the seed images of the JPEG/PNG fuzz corpora
+#   munge, slurmctld, slurmd, slurm-client   `nnperf sweep --slurm` talks to Slurm through
+#                         sbatch/squeue/scancel; its test starts a one-node cluster on loopback
+#                         (tests/cli/slurm_cluster.sh); nnperf itself needs none of them
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
@@ -32,7 +35,8 @@ packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonn
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
           libxnnpack-dev libpthreadpool-dev
           libjansson-dev libsqlite3-dev chromium python3-pil
-          libjpeg-dev libpng-dev opencv-doc darknet)
+          libjpeg-dev libpng-dev opencv-doc darknet
+          munge slurmctld slurmd slurm-client)
 
 missing=()
 for p in "${packages[@]}"; do

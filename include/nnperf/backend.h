@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nnperf/bench.h"
 #include "nnperf/engine.h"
+#include "nnperf/precision.h"
 #include "nnperf/status.h"
 #include "nnperf/tensor.h"
 

@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 #include "nnperf/env.h"
-#include "nnperf/load_result.h"
+#include "nnperf/result_sections.h"
+#include "nnperf/precision.h"
 #include "nnperf/stats.h"
 #include "nnperf/tensor.h"
 
@@ -26,10 +27,6 @@ extern "C" {
 #define NNP_RESULT_SCHEMA_MINOR 3
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
-typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
-const char *nnp_precision_name(nnp_precision p);
-/* Parses "fp32" etc.; returns 0 on an unknown name. */
-int nnp_precision_parse(const char *s, nnp_precision *out);
 
 /* Timing-loop rules (the same for every backend). */
 typedef struct nnp_loop_spec {
@@ -111,6 +108,13 @@ typedef struct nnp_bench_row {
    * the same batch and scenario (the same QDQ file), i.e. whether the backend runs the
    * quantization nnperf runs; acc above stays vs native fp32. compared false otherwise. */
   nnp_accuracy int8_agree;
+  /* nnperf sweep (docs/sweep.md): where the row ran. hw_class "" for a one-machine run,
+   * and then the rest is unset; host_env is that machine's environment, kept per row
+   * because a collected sweep holds rows of many machines. */
+  char hw_class[48];
+  char node[64];
+  char job_id[32];       /* Slurm job id, "" when run without Slurm */
+  nnp_env host_env;
 } nnp_bench_row;
 
 void nnp_bench_row_free(nnp_bench_row *r);

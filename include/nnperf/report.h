@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "nnperf/bench.h"
+#include "nnperf/result.h"
 #include "nnperf/status.h"
 
 #ifdef __cplusplus
@@ -17,11 +18,11 @@ extern "C" {
  * their status and reason. Accuracy beyond tolerance is marked. */
 void nnp_report_table(FILE *f, const nnp_bench_result *r);
 
-/* Whole result as JSON (schema docs/result-schema.md, "schema_version"). */
-void nnp_report_json(FILE *f, const nnp_bench_result *r);
-/* Writes the JSON to path atomically (temp file in the same folder, fsync, rename), so
- * a reader always sees either the previous complete file or the new one. */
-nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path);
+/* The result document (nnperf/result.h owns it); these names stay for their callers. */
+static inline void nnp_report_json(FILE *f, const nnp_bench_result *r) { nnp_result_write(f, r); }
+static inline nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path) {
+  return nnp_result_write_file(r, path);
+}
 /* One line per row, summary statistics only (no raw samples). */
 nnp_status nnp_report_write_csv(const nnp_bench_result *r, const char *path);
 

@@ -6,7 +6,7 @@
  * In-process only: backends the registry runs as external Python workers (ort-cpu,
  * openvino, ...) are skipped with a logged reason, since a session lives inside the
  * caller's process and spawning a worker per session would make it a benchmark harness
- * (nnperf bench/load do that). See docs/session.md. */
+ * (nnperf bench/load do that). See docs/plan-cache.md, "Session API". */
 #ifndef NNPERF_SESSION_H
 #define NNPERF_SESSION_H
 

@@ -247,6 +247,23 @@ nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
   return NNP_OK;
 }
 
+/* Appends buf[0..g) to the STDERR_TAIL-byte tail (capacity STDERR_TAIL + 1), keeping its end. */
+static void keep_tail(char *tail, size_t *tail_len, const char *buf, size_t g) {
+  if (g >= STDERR_TAIL) {
+    memcpy(tail, buf + g - STDERR_TAIL, STDERR_TAIL);
+    *tail_len = STDERR_TAIL;
+  } else {
+    if (*tail_len + g > STDERR_TAIL) {
+      size_t drop = *tail_len + g - STDERR_TAIL;
+      memmove(tail, tail + drop, *tail_len - drop);
+      *tail_len -= drop;
+    }
+    memcpy(tail + *tail_len, buf, g);
+    *tail_len += g;
+  }
+  tail[*tail_len] = 0;
+}
+
 nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
   nnp_row_init(req, row);
   nnp_row_request bench = *req;
@@ -302,20 +319,7 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
         continue;
       }
       if (k == 1) { /* keep the last STDERR_TAIL bytes of the worker's stderr */
-        size_t g = (size_t)got;
-        if (g >= STDERR_TAIL) {
-          memcpy(tail, buf + g - STDERR_TAIL, STDERR_TAIL);
-          tail_len = STDERR_TAIL;
-        } else {
-          if (tail_len + g > STDERR_TAIL) {
-            size_t drop = tail_len + g - STDERR_TAIL;
-            memmove(tail, tail + drop, tail_len - drop);
-            tail_len -= drop;
-          }
-          memcpy(tail + tail_len, buf, g);
-          tail_len += g;
-        }
-        tail[tail_len] = 0;
+        keep_tail(tail, &tail_len, buf, (size_t)got);
         continue;
       }
       if (protocol_error) continue;

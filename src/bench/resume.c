@@ -6,7 +6,7 @@
 
 #include "nnperf/result_load.h"
 
-/* The schema is read by nnp_result_load_file (src/report/result_load.c), which also
+/* The schema is read by nnp_result_load_file (src/result/result_read.c), which also
  * refuses FIFOs and devices; resuming only adds what a resumed run cannot do without:
  * the model and every row's configuration, which nnp_resume_check_* compare. */
 nnp_status nnp_resume_load(const char *path, nnp_bench_result *out) {

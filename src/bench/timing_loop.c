@@ -24,7 +24,7 @@ double nnp_median(const double *x, int n, double *tmp) {
 
 #define WARMUP_WINDOW_MAX 256
 
-nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_prepare_fn prepare, nnp_infer_fn infer, void *ctx,
+nnp_status nnp_timing_loop(const nnp_loop_spec *spec, nnp_loop_prepare_fn prepare, nnp_loop_infer_fn infer, void *ctx,
                            nnp_sample_sink sink, void *sink_ud, nnp_loop_outcome *out) {
   long iteration = 0;
   memset(out, 0, sizeof *out);

@@ -416,6 +416,41 @@ static nnp_status dyn_serve_infer(void *ctx) {
   return dyn_infer(ctx);
 }
 
+/* The end of a worker that ran: its peak memory, the backend unloaded, "done". */
+static int finish(FILE *out, const nnp_backend_vtable *vt, void *state, worker_spec *sp) {
+  fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
+  vt->unload(state);
+  for (int i = 0; i < sp->n_inputs; i++) nnp_tensor_free(&sp->inputs[i]);
+  fprintf(out, "done\n");
+  fflush(out);
+  return 0;
+}
+
+/* Serve mode with streams 2..N: their own loaded copy each, inputs set, one untimed
+ * inference (their first would otherwise land in the measured requests). */
+static int serve_multi(int in_fd, FILE *out, const nnp_backend_vtable *vt, void *state, const nnp_backend_config *cfg,
+                       worker_spec *sp) {
+  int n = sp->streams < WORKER_MAX_STREAMS ? sp->streams : WORKER_MAX_STREAMS;
+  void *states[WORKER_MAX_STREAMS] = {state};
+  int loaded = 1;
+  nnp_load_report r2 = {-1, -1, 0, ""};
+  nnp_status st = NNP_OK;
+  for (; loaded < n && st == NNP_OK; loaded++) {
+    st = vt->load(cfg, &states[loaded], &r2);
+    if (st != NNP_OK) break;
+    st = set_inputs(vt, states[loaded], sp);
+    if (st == NNP_OK) st = vt->run(states[loaded]);
+  }
+  if (st == NNP_OK) st = serve_streams(in_fd, out, vt->run, states, n);
+  for (int i = 1; i < loaded; i++) vt->unload(states[i]);
+  if (st != NNP_OK) {
+    report_error(out, st);
+    vt->unload(state);
+    return 1;
+  }
+  return finish(out, vt, state, sp);
+}
+
 int nnp_worker_main(int in_fd, int out_fd) {
   double t_start = nnp_now();
   FILE *out = fdopen(out_fd, "w");
@@ -522,33 +557,7 @@ int nnp_worker_main(int in_fd, int out_fd) {
   for (int i = 0; i < vt->num_outputs(state); i++)
     nnp_proto_write_tensor(out, "first", i, vt->output_name(state, i), vt->output(state, i));
   fflush(out);
-  if (sp.serve && sp.streams > 1 && !dynamic) {
-    /* streams 2..N: their own loaded copy each, inputs set, one untimed inference (their
-     * first would otherwise land in the measured requests) */
-    int n = sp.streams < WORKER_MAX_STREAMS ? sp.streams : WORKER_MAX_STREAMS;
-    void *states[WORKER_MAX_STREAMS] = {state};
-    int loaded = 1;
-    nnp_load_report r2 = {-1, -1, 0, ""};
-    for (; loaded < n && st == NNP_OK; loaded++) {
-      st = vt->load(&cfg, &states[loaded], &r2);
-      if (st != NNP_OK) break;
-      st = set_inputs(vt, states[loaded], &sp);
-      if (st == NNP_OK) st = vt->run(states[loaded]);
-    }
-    if (st == NNP_OK) st = serve_streams(in_fd, out, vt->run, states, n);
-    for (int i = 1; i < loaded; i++) vt->unload(states[i]);
-    if (st != NNP_OK) {
-      report_error(out, st);
-      vt->unload(state);
-      return 1;
-    }
-    fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
-    vt->unload(state);
-    for (int i = 0; i < sp.n_inputs; i++) nnp_tensor_free(&sp.inputs[i]);
-    fprintf(out, "done\n");
-    fflush(out);
-    return 0;
-  }
+  if (sp.serve && sp.streams > 1 && !dynamic) return serve_multi(in_fd, out, vt, state, &cfg, &sp);
   if (sp.serve) {
     st = dynamic ? serve_loop(in_fd, out, dyn_serve_infer, &dc) : serve_loop(in_fd, out, vt->run, state);
     nnp_tensor_free(&dc.cur);
@@ -557,12 +566,7 @@ int nnp_worker_main(int in_fd, int out_fd) {
       vt->unload(state);
       return 1;
     }
-    fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
-    vt->unload(state);
-    for (int i = 0; i < sp.n_inputs; i++) nnp_tensor_free(&sp.inputs[i]);
-    fprintf(out, "done\n");
-    fflush(out);
-    return 0;
+    return finish(out, vt, state, &sp);
   }
   sample_sink sink = {.out = out};
   nnp_loop_outcome lo;
@@ -579,10 +583,5 @@ int nnp_worker_main(int in_fd, int out_fd) {
   for (int i = 0; i < vt->num_outputs(state); i++)
     nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
   fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
-  fprintf(out, "memory %lld\n", (long long)nnp_proc_status_bytes(0, "VmHWM"));
-  vt->unload(state);
-  for (int i = 0; i < sp.n_inputs; i++) nnp_tensor_free(&sp.inputs[i]);
-  fprintf(out, "done\n");
-  fflush(out);
-  return 0;
+  return finish(out, vt, state, &sp);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/sweep_inputs.h"
 #include "cli/cli.h"
 #include "nnperf/onnx.h"
 #include "nnperf/passes.h"
@@ -144,32 +145,7 @@ nnp_status cli_load_graph(const cli_model_opts *o, nnp_graph **out) {
   return nnp_onnx_load(o->model, NULL, out);
 }
 
-void cli_apply_batch(cli_model_opts *o, const nnp_graph *g) {
-  /* --shape without a name applies to the only input */
-  for (int k = 0; k < o->plan.n_shapes; k++)
-    if (!o->plan.shapes[k].input[0] && g->n_inputs == 1) o->plan.shapes[k].input = g->values[g->inputs[0]].name;
-  if (!o->batch) return;
-  for (int i = 0; i < g->n_inputs; i++) {
-    const nnp_value *v = &g->values[g->inputs[i]];
-    if (v->rank < 1 || v->dims[0].value >= 0) continue;
-    if (v->dims[0].symbol) {
-      bool bound = false;
-      for (int k = 0; k < o->plan.n_dims; k++)
-        if (!strcmp(o->plan.dims[k].symbol, v->dims[0].symbol)) bound = true;
-      if (!bound && o->plan.n_dims < NNP_PLAN_MAX_BINDINGS) {
-        o->plan.dims[o->plan.n_dims].symbol = v->dims[0].symbol;
-        o->plan.dims[o->plan.n_dims++].value = o->batch;
-      }
-    } else if (o->plan.n_shapes < NNP_PLAN_MAX_BINDINGS) {
-      /* unnamed unknown batch dim: bind the full shape with the other dims as declared */
-      nnp_shape_binding *b = &o->plan.shapes[o->plan.n_shapes++];
-      b->input = v->name;
-      b->rank = v->rank;
-      for (int d = 0; d < v->rank; d++) b->dims[d] = v->dims[d].value >= 0 ? v->dims[d].value : o->plan.default_dim;
-      b->dims[0] = o->batch;
-    }
-  }
-}
+void cli_apply_batch(cli_model_opts *o, const nnp_graph *g) { nnp_plan_bind_batch(&o->plan, o->batch, g); }
 
 double cli_now(void) {
   struct timespec ts;

@@ -1,9 +1,9 @@
-/* nnperf advise: the seed's progressive selection flow as one command. Each step is an
- * `nnperf bench` run (the same in-process function, so the same worker isolation,
- * statistics and accuracy check against native fp32), read back from its result JSON;
- * the first configuration that meets the targets ends the flow. */
+/* nnperf advise: the seed's progressive selection flow as one command. Each step is a
+ * sweep of the sweep library (nnperf/sweep.h: the same worker isolation, statistics and
+ * accuracy check against native fp32 as nnperf bench), its rows judged in memory; the
+ * INT8 step exports its model through the quantize library (src/quant). The first
+ * configuration that meets the targets ends the flow. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,10 +19,16 @@
 #include "nnperf/bench.h"
 #include "nnperf/npy.h"
 #include "nnperf/onnx.h"
-#include "nnperf/result_load.h"
+#include "nnperf/sweep.h"
+#include "quant/calib_data.h"
+#include "quant/calibrate.h"
+#include "quant/qdq.h"
 #include "nnperf/zoo.h"
 
 #define MAX_CANDIDATES 32
+/* A row with fewer steady-state samples is shown but never ranked: its P99 is the
+ * largest of a handful of samples (with one or two, P50 equals P99), not a tail. */
+#define MIN_RANK_SAMPLES 10
 #define N_STEPS 5
 
 static const char advise_help[] =
@@ -74,6 +80,7 @@ typedef struct candidate {
   int64_t mem_bytes; /* -1 when not measured */
   double max_rel;    /* NAN when not compared */
   int accuracy_ok, meets;
+  int few_samples;   /* too few samples to rank (MIN_RANK_SAMPLES) */
   char command[1400]; /* nnperf bench ... that reproduces the row with its accuracy check */
 } candidate;
 
@@ -211,34 +218,43 @@ static nnp_status prepare_model(advise_ctx *c) {
   return s;
 }
 
-/* One bench run: backends in order (native first: the accuracy reference), extra options
- * appended. Fills *res from the run's JSON. */
-static nnp_status run_bench(const advise_ctx *c, const char *backends, const char *const *extra, int n_extra,
-                            nnp_bench_result *res) {
-  char json[512], threads[32], batch[32], iters[32], warm[32], maxt[32], procs[32];
-  snprintf(json, sizeof json, "%s/step.json", c->tmpdir);
-  snprintf(threads, sizeof threads, "%lld", c->threads);
-  snprintf(batch, sizeof batch, "%lld", c->batch);
-  snprintf(iters, sizeof iters, "%lld", c->iterations);
-  snprintf(warm, sizeof warm, "%lld", c->warmup);
-  snprintf(maxt, sizeof maxt, "%g", c->max_time);
-  snprintf(procs, sizeof procs, "%lld", c->processes);
-  /* bench splits list options in place: every string it gets is a private copy */
-  const char *args[48] = {"bench", c->model_path, "--backends", backends, "--batch", batch, "--iterations", iters,
-                          "--min-time", "0", "--warmup", warm, "--max-time", maxt, "--processes", procs,
-                          "--no-history", "--quiet", "--json", json};
-  int n = 20;
-  if (c->threads > 0) args[n++] = "--threads", args[n++] = threads;
-  for (int i = 0; i < n_extra && n < 47; i++) args[n++] = extra[i];
-  char *argv[48];
-  for (int i = 0; i < n; i++) argv[i] = strdup(args[i]);
-  argv[n] = NULL;
-  unlink(json);
-  int rc = nnp_cmd_bench(n, argv);
-  for (int i = 0; i < n; i++) free(argv[i]);
-  if (rc == CLI_USAGE) return nnp_error(NNP_ERR_INVALID, "bench refused the step's command line");
-  if (access(json, R_OK) != 0) return nnp_error(NNP_ERR_IO, "the step's bench run wrote no result");
-  return nnp_result_load_file(json, res);
+/* What one step measures beyond the shared settings. */
+typedef struct step_spec {
+  const char *backends;     /* comma list, native first (the accuracy reference) */
+  bool no_passes;           /* the native engine with every graph pass off */
+  const char *static_shape; /* DIMS of the first input, or NULL */
+  const char *int8_model;   /* with it: precisions fp32,int8, the int8 rows run this file */
+  double max_time;          /* cap on each row's steady state; 0: --max-time */
+} step_spec;
+
+/* One step: a sweep of the bench workload with advise's short loop, in this process
+ * (the same worker isolation, statistics and accuracy check as nnperf bench). */
+static nnp_status run_sweep(const advise_ctx *c, const step_spec *st, nnp_bench_result *res) {
+  nnp_sweep_spec s;
+  nnp_sweep_spec_default(&s);
+  s.model = c->model_path;
+  char list[256];
+  snprintf(list, sizeof list, "%s", st->backends);
+  for (char *tok = strtok(list, ","); tok && s.n_backends < NNP_SWEEP_MAX_AXIS; tok = strtok(NULL, ","))
+    s.backends[s.n_backends++] = tok;
+  s.n_batches = 1;
+  s.batches[0] = c->batch;
+  if (c->threads > 0) s.n_threads = 1, s.threads[0] = (int)c->threads;
+  s.loop.iterations = (int)c->iterations;
+  s.loop.min_time_s = 0;
+  s.loop.warmup_min = (int)c->warmup;
+  if (s.loop.warmup_max < s.loop.warmup_min) s.loop.warmup_max = s.loop.warmup_min;
+  s.loop.max_time_s = st->max_time > 0 ? st->max_time : c->max_time;
+  s.processes = (int)c->processes;
+  if (st->no_passes) s.plan.passes = 0;
+  s.static_shape = st->static_shape;
+  if (st->int8_model) {
+    s.n_precisions = 2;
+    s.precisions[0] = NNP_FP32, s.precisions[1] = NNP_INT8;
+    s.int8_model = st->int8_model;
+  }
+  nnp_sweep_outcome o;
+  return nnp_sweep_run(&s, res, &o);
 }
 
 static const nnp_bench_row *find_row(const nnp_bench_result *r, const char *backend, nnp_precision p) {
@@ -294,6 +310,10 @@ static candidate *add_candidate(advise_ctx *c, int step, const nnp_bench_row *ro
   k->accuracy_ok = !isnan(k->max_rel) && (!judge_max_rel || k->max_rel <= c->tol) && !quant_fail;
   if (k->p99_s > c->p99_s)
     appendf(k->why, sizeof k->why, "%sP99 %.3f ms > %.3f ms", k->why[0] ? "; " : "", k->p99_s * 1e3, c->p99_s * 1e3);
+  k->few_samples = row->n_samples < MIN_RANK_SAMPLES;
+  if (k->few_samples)
+    appendf(k->why, sizeof k->why, "%stoo few samples to rank (%d < %d): rerun with a longer --max-time",
+            k->why[0] ? "; " : "", row->n_samples, MIN_RANK_SAMPLES);
   if (c->max_mem > 0 && k->mem_bytes > c->max_mem)
     appendf(k->why, sizeof k->why, "%smemory %.1f MiB > %.1f MiB", k->why[0] ? "; " : "", k->mem_bytes / 1048576.0,
             c->max_mem / 1048576.0);
@@ -321,8 +341,26 @@ static void bench_command(const advise_ctx *c, const char *backend, const char *
 
 /* Runs one bench step and judges the rows of `judge` (in that order). Returns the index of
  * the first candidate that meets the targets, or -1. */
-static int bench_step(advise_ctx *c, int step, const char *backends, const char *const *extra, int n_extra,
-                      const char *const *judge, int n_judge, nnp_precision p, const char *cmd_extra) {
+/* The steady state that gives every judged row of res that the time cap cut below
+ * MIN_RANK_SAMPLES samples enough of them (1.5x their P50 each, at most 60 s); 0 when
+ * no row was cut short. A row with few samples because --iterations asked for few is
+ * left as it is: it is shown, not ranked. */
+static double longer_max_time(const advise_ctx *c, const nnp_bench_result *res, const char *const *judge, int n_judge,
+                              nnp_precision p) {
+  double need = 0;
+  for (int j = 0; j < n_judge; j++) {
+    const nnp_bench_row *row = find_row(res, judge[j], p);
+    if (!row || row->status != NNP_ROW_OK || !row->time_capped || row->n_samples >= MIN_RANK_SAMPLES) continue;
+    double t = 1.5 * MIN_RANK_SAMPLES * row->stats.p50;
+    if (t > need) need = t;
+  }
+  if (need <= c->max_time) return 0;
+  return need < 60 ? need : 60;
+}
+
+static int bench_step(advise_ctx *c, int step, const step_spec *sp, const char *const *judge, int n_judge,
+                      nnp_precision p, const char *cmd_extra) {
+  const char *backends = sp->backends;
   step_info *si = &c->steps[step - 1];
   si->ran = 1;
   nnp_bench_result res;
@@ -331,7 +369,17 @@ static int bench_step(advise_ctx *c, int step, const char *backends, const char 
       cmd_extra ? cmd_extra : "");
   snprintf(si->note, sizeof si->note, "bench --backends %s%s%s", backends, cmd_extra && *cmd_extra ? " " : "",
            cmd_extra ? cmd_extra : "");
-  if (run_bench(c, backends, extra, n_extra, &res) != NNP_OK) {
+  nnp_status st = run_sweep(c, sp, &res);
+  double longer = st == NNP_OK && !nnp_bench_interrupted ? longer_max_time(c, &res, judge, n_judge, p) : 0;
+  if (longer > 0) { /* a slow row got too few samples to rank: the step again, longer */
+    say(c, "step %d: a row got fewer than %d samples in %g s: measuring again for up to %.1f s per row", step,
+        MIN_RANK_SAMPLES, c->max_time, longer);
+    step_spec again = *sp;
+    again.max_time = longer;
+    nnp_bench_result_free(&res);
+    st = run_sweep(c, &again, &res);
+  }
+  if (st != NNP_OK) {
     snprintf(si->note, sizeof si->note, "failed: %s", nnp_last_error());
     say(c, "step %d: %s", step, si->note);
     nnp_bench_result_free(&res);
@@ -357,7 +405,7 @@ static int best_accurate(const advise_ctx *c) {
   int best = -1;
   for (int i = 0; i < c->n_cand; i++) {
     const candidate *k = &c->cand[i];
-    if (strcmp(k->status, "ok") || !k->accuracy_ok) continue;
+    if (strcmp(k->status, "ok") || !k->accuracy_ok || k->few_samples) continue;
     if (best < 0 || k->p99_s < c->cand[best].p99_s) best = i;
   }
   return best;
@@ -390,6 +438,19 @@ static nnp_status seeded_calibration(const advise_ctx *c, char *dir, size_t n) {
 static void fmt_ms(double s, char *out, size_t n) {
   if (isnan(s)) snprintf(out, n, "-");
   else snprintf(out, n, "%.3f", s * 1e3);
+}
+
+/* The command line that reproduces candidate k, as it can be run: an INT8 row's starts
+ * with the quantize step that writes the model it runs. */
+static void print_reproduce(const advise_ctx *c, const candidate *k) {
+  if (k->step == 5) {
+    printf("reproduce: nnperf quantize %s --calib %s -o model-int8.onnx && %s\n", c->model,
+           c->calib ? c->calib : "CALIB_DIR", k->command);
+    if (!c->calib)
+      printf("(CALIB_DIR: a folder of calibration images or .npy inputs; advise calibrated on seeded random inputs)\n");
+  } else {
+    printf("reproduce: %s\n", k->command);
+  }
 }
 
 static void print_table(const advise_ctx *c, int rec, int best) {
@@ -433,17 +494,14 @@ static void print_table(const advise_ctx *c, int rec, int best) {
     const candidate *k = &c->cand[rec];
     printf("recommendation: %s (step %d, %s): P99 %.3f ms, max rel error %.3g\n", k->label, k->step,
            c->steps[k->step - 1].name, k->p99_s * 1e3, k->max_rel);
-    if (k->step == 5)
-      printf("reproduce: nnperf quantize %s --calib %s -o model-int8.onnx && %s\n", c->model,
-             c->calib ? c->calib : "CALIB_DIR", k->command);
-    else printf("reproduce: %s\n", k->command);
+    print_reproduce(c, k);
   } else {
     printf("no configuration meets the targets.\n");
     if (best >= 0) {
       const candidate *k = &c->cand[best];
       printf("best candidate: %s (step %d): P99 %.3f ms, max rel error %.3g; %s\n", k->label, k->step,
              k->p99_s * 1e3, k->max_rel, k->why);
-      printf("reproduce: %s\n", k->command);
+      print_reproduce(c, k);
     }
   }
 }
@@ -532,6 +590,69 @@ static void remove_tmpdir(const advise_ctx *c) {
   rmdir(c->tmpdir);
 }
 
+/* nnperf quantize's default export, through the quantize library: the entropy
+ * calibrator over calib, BatchNormalization folded first, every layer it can quantize
+ * in QDQ, written to out. */
+static nnp_status quantize_int8(const advise_ctx *c, const char *calib, const char *out) {
+  cli_model_opts mo;
+  cli_model_opts_init(&mo);
+  mo.model = c->model_path;
+  nnp_graph *g = NULL, *gq = NULL;
+  NNP_TRY(cli_load_graph(&mo, &g));
+  cli_apply_batch(&mo, g);
+  nnp_calib_options co;
+  nnp_calib_options_default(&co);
+  nnp_calib_table table = {0};
+  nnp_tensor shape;
+  memset(&shape, 0, sizeof shape);
+  int folded = 0;
+  nnp_status s = g->n_inputs == 1 ? nnp_resolve_input_shape(g, &mo.plan, 0, &shape)
+                                  : nnp_error(NNP_ERR_UNSUPPORTED, "quantize needs a model with one input, this one has %d",
+                                              g->n_inputs);
+  if (s == NNP_OK && shape.rank == 4) co.height = (int)shape.dims[2], co.width = (int)shape.dims[3];
+  if (s == NNP_OK) s = nnp_qdq_fold_batchnorm(g, &folded);
+  nnp_calib_set set;
+  if (s == NNP_OK && (s = nnp_calib_open(calib, &co, &set)) == NNP_OK) {
+    s = nnp_calibrate(g, &set, NNP_CALIBRATOR_ENTROPY, 99.99, &table);
+    nnp_calib_close(&set);
+  }
+  nnp_qdq_report rep;
+  if (s == NNP_OK) s = cli_load_graph(&mo, &gq);
+  if (s == NNP_OK) s = nnp_qdq_rewrite(gq, &table, NULL, 0, &rep);
+  if (s == NNP_OK) s = nnp_onnx_save(gq, out);
+  nnp_calib_table_free(&table);
+  nnp_graph_destroy(gq);
+  nnp_graph_destroy(g);
+  return s;
+}
+
+/* Step 5: an INT8 QDQ export (on --calib, else seeded random inputs) run by ort-cpu,
+ * openvino and native beside fp32. */
+static int step_int8(advise_ctx *c) {
+  step_info *si = &c->steps[4];
+  char calib[400], qpath[400];
+  snprintf(qpath, sizeof qpath, "%s/int8.onnx", c->tmpdir);
+  nnp_status s = NNP_OK;
+  if (c->calib) snprintf(calib, sizeof calib, "%s", c->calib);
+  else s = seeded_calibration(c, calib, sizeof calib);
+  if (s == NNP_OK) {
+    say(c, "step 5 (int8): nnperf quantize --calib %s%s", calib, c->calib ? "" : " (seeded random inputs)");
+    s = quantize_int8(c, calib, qpath);
+    if (s != NNP_OK) s = nnp_error_context(s, "nnperf quantize could not export an INT8 model of %s", c->model);
+  }
+  if (s != NNP_OK) {
+    si->ran = 0;
+    snprintf(si->note, sizeof si->note, "skipped: %s", nnp_last_error());
+    say(c, "step 5: %s", si->note);
+    return -1;
+  }
+  const char *j[] = {"ort-cpu", "openvino", "native"};
+  step_spec sp = {.backends = "native,ort-cpu,openvino", .int8_model = qpath};
+  int met = bench_step(c, 5, &sp, j, 3, NNP_INT8, "--precision fp32,int8 --int8-model model-int8.onnx");
+  if (!c->calib) appendf(si->note, sizeof si->note, " (calibrated on seeded random inputs)");
+  return met;
+}
+
 /* The steps; returns the index of the recommended candidate or -1. */
 static int advise_flow(advise_ctx *c, const int *want) {
   char why[512];
@@ -540,22 +661,26 @@ static int advise_flow(advise_ctx *c, const int *want) {
   if (want[0]) {
     if (available("torch-eager", why, sizeof why)) {
       const char *j[] = {"torch-eager"};
-      met = bench_step(c, 1, "native,torch-eager", NULL, 0, j, 1, NNP_FP32, "");
+      step_spec sp = {.backends = "native,torch-eager"};
+      met = bench_step(c, 1, &sp, j, 1, NNP_FP32, "");
     } else {
       say(c, "step 1: torch-eager unavailable (%s): baseline is native without graph passes", why);
-      const char *x[] = {"--no-passes"}, *j[] = {"native"};
-      met = bench_step(c, 1, "native", x, 1, j, 1, NNP_FP32, "--no-passes");
+      const char *j[] = {"native"};
+      step_spec sp = {.backends = "native", .no_passes = true};
+      met = bench_step(c, 1, &sp, j, 1, NNP_FP32, "--no-passes");
     }
   }
   if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[1]) {
     const char *j[] = {"ort-cpu"};
-    met = bench_step(c, 2, "native,ort-cpu", NULL, 0, j, 1, NNP_FP32, "");
+    step_spec sp = {.backends = "native,ort-cpu"};
+    met = bench_step(c, 2, &sp, j, 1, NNP_FP32, "");
   }
   if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[2]) { /* unavailable ones become rows with the reason: listed as skipped */
     const char *j[] = {"tensorrt", "ort-trt", "openvino", "xnnpack", "native"};
-    met = bench_step(c, 3, "native,tensorrt,ort-trt,openvino,xnnpack", NULL, 0, j, 5, NNP_FP32, "");
+    step_spec sp = {.backends = "native,tensorrt,ort-trt,openvino,xnnpack"};
+    met = bench_step(c, 3, &sp, j, 5, NNP_FP32, "");
   }
   if (met >= 0 || nnp_bench_interrupted) return met;
   if (want[3]) {
@@ -564,47 +689,14 @@ static int advise_flow(advise_ctx *c, const int *want) {
     char shape[160], backends[64];
     snprintf(shape, sizeof shape, "static:%s", c->static_dims);
     snprintf(backends, sizeof backends, "%s%s", strcmp(backend, "native") ? "native," : "", backend);
-    const char *x[] = {"--shape", shape}, *j[] = {backend};
+    const char *j[] = {backend};
     char extra[200];
     snprintf(extra, sizeof extra, "--shape %s", shape);
-    met = bench_step(c, 4, backends, x, 2, j, 1, NNP_FP32, extra);
+    step_spec sp = {.backends = backends, .static_shape = c->static_dims};
+    met = bench_step(c, 4, &sp, j, 1, NNP_FP32, extra);
   }
   if (met >= 0 || nnp_bench_interrupted) return met;
-  if (want[4]) {
-    step_info *si = &c->steps[4];
-    char calib[400], qpath[400];
-    snprintf(qpath, sizeof qpath, "%s/int8.onnx", c->tmpdir);
-    nnp_status s = NNP_OK;
-    if (c->calib) snprintf(calib, sizeof calib, "%s", c->calib);
-    else s = seeded_calibration(c, calib, sizeof calib);
-    if (s == NNP_OK) {
-      say(c, "step 5 (int8): nnperf quantize --calib %s%s", calib, c->calib ? "" : " (seeded random inputs)");
-      char *qa[] = {strdup("quantize"), strdup(c->model_path), strdup("--calib"), strdup(calib), strdup("-o"),
-                    strdup(qpath), NULL};
-      /* quantize's summary would land in the middle of the table (errors still go to stderr) */
-      fflush(stdout);
-      int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
-      if (devnull >= 0) dup2(devnull, 1);
-      int qrc = nnp_cmd_quantize(6, qa);
-      fflush(stdout);
-      if (saved >= 0) dup2(saved, 1), close(saved);
-      if (devnull >= 0) close(devnull);
-      for (int i = 0; i < 6; i++) free(qa[i]);
-      if (qrc != CLI_OK || access(qpath, R_OK) != 0)
-        s = nnp_error(NNP_ERR_INVALID, "nnperf quantize could not export an INT8 model of %s", c->model);
-    }
-    if (s != NNP_OK) {
-      si->ran = 0;
-      snprintf(si->note, sizeof si->note, "skipped: %s", nnp_last_error());
-      say(c, "step 5: %s", si->note);
-    } else {
-      const char *x[] = {"--precision", "fp32,int8", "--int8-model", qpath};
-      const char *j[] = {"ort-cpu", "openvino", "native"};
-      met = bench_step(c, 5, "native,ort-cpu,openvino", x, 4, j, 3, NNP_INT8,
-                       "--precision fp32,int8 --int8-model model-int8.onnx");
-      if (!c->calib) appendf(si->note, sizeof si->note, " (calibrated on seeded random inputs)");
-    }
-  }
+  if (want[4]) met = step_int8(c);
   return met;
 }
 
@@ -690,7 +782,9 @@ int nnp_cmd_advise(int argc, char **argv) {
   int best = rec >= 0 ? rec : best_accurate(c);
   if (best < 0) /* nothing accurate: the fastest ok row, so the reader sees how far off it is */
     for (int i = 0; i < c->n_cand; i++)
-      if (!strcmp(c->cand[i].status, "ok") && (best < 0 || c->cand[i].p99_s < c->cand[best].p99_s)) best = i;
+      if (!strcmp(c->cand[i].status, "ok") && !c->cand[i].few_samples &&
+          (best < 0 || c->cand[i].p99_s < c->cand[best].p99_s))
+        best = i;
   if (nnp_bench_interrupted) /* Ctrl-C: what was measured is shown, the search is not complete */
     for (int st = 0; st < N_STEPS; st++)
       if (want[st] && !c->steps[st].ran) snprintf(c->steps[st].note, sizeof c->steps[st].note, "not run: interrupted");

@@ -41,6 +41,12 @@ static int parse_fraction(const char *s, double *out) {
 
 static void ms(char *out, size_t n, double s) { snprintf(out, n, s >= 0 && isfinite(s) ? "%.3f" : "-", s * 1e3); }
 
+/* A row's name in the listing: its label, and its hardware class for a collected sweep's rows. */
+static const char *shown(const nnp_bench_row *r, char *buf, size_t n) {
+  snprintf(buf, n, r->hw_class[0] ? "%s @%s" : "%s", r->label, r->hw_class);
+  return buf;
+}
+
 int nnp_cmd_compare(int argc, char **argv) {
   const char *paths[2] = {NULL, NULL}, *history = NULL, *json_path = NULL;
   nnp_compare_options o;
@@ -111,6 +117,7 @@ int nnp_cmd_compare(int argc, char **argv) {
     fprintf(js, ",\n  \"noisy\": %s,\n  \"rows\": [", base.noisy || next.noisy ? "true" : "false");
   }
   int n_json = 0;
+  char name[160];
   char *used = calloc((size_t)next.n_rows + 1, 1);
   int regressions = 0, improvements = 0, compared = 0, rc = CLI_OK;
   for (int i = 0; i < base.n_rows && used; i++) {
@@ -118,7 +125,7 @@ int nnp_cmd_compare(int argc, char **argv) {
     int j = 0;
     while (j < next.n_rows && (used[j] || !nnp_rows_match(b, &next.rows[j]))) j++;
     if (j == next.n_rows) {
-      printf("%-28s only in BASE\n", b->label);
+      printf("%-28s only in BASE\n", shown(b, name, sizeof name));
       continue;
     }
     used[j] = 1;
@@ -132,7 +139,7 @@ int nnp_cmd_compare(int argc, char **argv) {
     ms(pb, sizeof pb, b->stats.n ? b->stats.p50 : -1);
     ms(pn, sizeof pn, n->stats.n ? n->stats.p50 : -1);
     if (c.verdict == NNP_CMP_NOT_COMPARED) {
-      printf("%-28s %10s %10s %7s %17s %7s %8s %7s  not compared (status %s / %s)\n", b->label, pb, pn, "-", "-", "-", "-",
+      printf("%-28s %10s %10s %7s %17s %7s %8s %7s  not compared (status %s / %s)\n", shown(b, name, sizeof name), pb, pn, "-", "-", "-", "-",
              "-", nnp_row_status_name(b->status), nnp_row_status_name(n->status));
       continue;
     }
@@ -158,7 +165,7 @@ int nnp_cmd_compare(int argc, char **argv) {
     improvements += c.verdict == NNP_CMP_IMPROVEMENT;
     char ci[40];
     snprintf(ci, sizeof ci, "[%.3f, %.3f]", c.ratio_lo, c.ratio_hi);
-    printf("%-28s %10s %10s %7.3f %17s %7.3f %8.2g %+7.2f  %s\n", b->label, pb, pn, c.ratio, ci, c.proc_ratio, c.mw_p,
+    printf("%-28s %10s %10s %7.3f %17s %7.3f %8.2g %+7.2f  %s\n", shown(b, name, sizeof name), pb, pn, c.ratio, ci, c.proc_ratio, c.mw_p,
            c.cliffs_delta, nnp_compare_verdict_name(c.verdict));
     /* a run whose own processes disagree by more than the threshold: the machine changed
      * speed during it, and may have between the two runs as well */
@@ -169,7 +176,7 @@ int nnp_cmd_compare(int argc, char **argv) {
              c.verdict == NNP_CMP_SAME ? "" : "; rerun to confirm");
   }
   for (int j = 0; j < next.n_rows && used; j++)
-    if (!used[j]) printf("%-28s only in NEW\n", next.rows[j].label);
+    if (!used[j]) printf("%-28s only in NEW\n", shown(&next.rows[j], name, sizeof name));
   free(used);
   printf("\n%d row%s compared: %d regression%s, %d improvement%s (P50 in ms)\n", compared, compared == 1 ? "" : "s",
          regressions, regressions == 1 ? "" : "s", improvements, improvements == 1 ? "" : "s");

@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_result.h"
-#include "load/report.h"
+#include "load/load_table.h"
 #include "nnperf/alloc.h"
 #include "nnperf/history.h"
 #include "nnperf/report.h"

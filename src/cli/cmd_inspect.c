@@ -67,6 +67,79 @@ static const char *human_bytes(double v, char *buf, size_t n) {
   return buf;
 }
 
+/* Bytes of the runtime intermediates: all of them (naive) and the most alive at once
+ * (lower bound of any memory plan). */
+static nnp_status activation_bytes(nnp_plan *plan, int64_t *naive, int64_t *peak) {
+  const nnp_graph *eg = nnp_plan_graph(plan);
+  int n_steps = nnp_plan_num_steps(plan);
+  /* liveness of runtime intermediates: birth = producing step, death = last reading step */
+  int64_t *death = malloc(sizeof(int64_t) * (size_t)(eg->n_values ? eg->n_values : 1) * 2);
+  if (!death) return nnp_error(NNP_ERR_NOMEM, "inspect: no memory for the liveness of %d values", eg->n_values);
+  int64_t *birth = death + eg->n_values;
+  for (int v = 0; v < eg->n_values; v++) birth[v] = death[v] = -1;
+  for (int s = 0; s < n_steps; s++) {
+    const nnp_node *n = nnp_plan_step_node(plan, s);
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] >= 0) birth[n->outputs[k]] = death[n->outputs[k]] = s;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] >= 0 && birth[n->inputs[k]] >= 0) death[n->inputs[k]] = s;
+  }
+  for (int k = 0; k < eg->n_outputs; k++)
+    if (birth[eg->outputs[k]] >= 0) death[eg->outputs[k]] = n_steps;
+  for (int v = 0; v < eg->n_values; v++)
+    if (birth[v] >= 0 && !nnp_plan_value_is_constant(plan, v)) *naive += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
+  for (int s = 0; s < n_steps; s++) {
+    int64_t live = 0;
+    for (int v = 0; v < eg->n_values; v++)
+      if (birth[v] >= 0 && birth[v] <= s && death[v] >= s && !nnp_plan_value_is_constant(plan, v))
+        live += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
+    if (live > *peak) *peak = live;
+  }
+  free(death);
+  return NNP_OK;
+}
+
+/* The model, its inputs as declared and as run, its outputs; then the node table's head. */
+static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *plan, int json, int summary) {
+  if (json) {
+    printf("{\n  \"model\": ");
+    nnp_json_string(stdout, o->model);
+    printf(",\n  \"opset\": %lld,\n  \"producer\": ", (long long)g->opset);
+    nnp_json_string(stdout, g->producer ? g->producer : "");
+    printf(",\n  \"inputs\": [");
+    for (int i = 0; i < nnp_plan_num_inputs(plan); i++) {
+      const nnp_tensor *t = nnp_plan_input(plan, i);
+      printf("%s{\"name\": ", i ? ", " : "");
+      nnp_json_string(stdout, nnp_plan_input_name(plan, i));
+      printf(", \"dtype\": \"%s\", \"shape\": [", nnp_dtype_name(t->dtype));
+      for (int d = 0; d < t->rank; d++) printf("%s%lld", d ? ", " : "", (long long)t->dims[d]);
+      printf("]}");
+    }
+    printf("],\n  \"nodes\": [");
+  } else {
+    printf("model      %s\nopset      %lld%s%s\n", o->model, (long long)g->opset, g->producer ? ", producer " : "",
+           g->producer ? g->producer : "");
+    printf("inputs\n");
+    for (int i = 0; i < g->n_inputs; i++) {
+      char decl[128], bound[128];
+      const nnp_value *v = &g->values[g->inputs[i]];
+      const nnp_tensor *t = nnp_plan_input(plan, i);
+      dims_str(v, decl, sizeof decl);
+      printf("  %-28s %-8s %s (as run: %s)\n", v->name, nnp_dtype_name(v->dtype), decl,
+             nnp_shape_str(t->rank, t->dims, bound, sizeof bound));
+    }
+    printf("outputs\n");
+    for (int k = 0; k < nnp_plan_num_outputs(plan); k++) {
+      const nnp_tensor *t = nnp_plan_output(plan, k);
+      char shape[128];
+      printf("  %-28s %-8s %s\n", nnp_plan_output_name(plan, k), nnp_dtype_name(t->dtype),
+             nnp_shape_str(t->rank, t->dims, shape, sizeof shape));
+    }
+    if (!summary)
+      printf("\n%4s  %-32s %-20s %-18s %10s %10s %10s\n", "#", "node", "op", "output", "params", "MACs", "FLOPs");
+  }
+}
+
 int nnp_cmd_inspect(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
@@ -89,7 +162,6 @@ int nnp_cmd_inspect(int argc, char **argv) {
   nnp_plan *plan = NULL;
   int rc = CLI_FAIL;
   op_summary *ops = NULL;
-  int64_t *death = NULL;
   if (cli_load_graph(&mo, &g) != NNP_OK) {
     rc = cli_fail(NULL);
     goto done;
@@ -109,69 +181,15 @@ int nnp_cmd_inspect(int argc, char **argv) {
     }
   int n_steps = nnp_plan_num_steps(plan);
   const nnp_plan_memory *mem = nnp_plan_memory_stats(plan);
-  /* liveness of runtime intermediates: birth = producing step, death = last reading step */
-  death = malloc(sizeof(int64_t) * (size_t)(eg->n_values ? eg->n_values : 1) * 2);
-  int64_t *birth = death + eg->n_values;
-  for (int v = 0; v < eg->n_values; v++) birth[v] = death[v] = -1;
-  for (int s = 0; s < n_steps; s++) {
-    const nnp_node *n = nnp_plan_step_node(plan, s);
-    for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k] >= 0) birth[n->outputs[k]] = death[n->outputs[k]] = s;
-    for (int k = 0; k < n->n_inputs; k++)
-      if (n->inputs[k] >= 0 && birth[n->inputs[k]] >= 0) death[n->inputs[k]] = s;
-  }
-  for (int k = 0; k < eg->n_outputs; k++)
-    if (birth[eg->outputs[k]] >= 0) death[eg->outputs[k]] = n_steps;
   int64_t naive = 0, peak = 0;
-  for (int v = 0; v < eg->n_values; v++)
-    if (birth[v] >= 0 && !nnp_plan_value_is_constant(plan, v)) naive += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
-  for (int s = 0; s < n_steps; s++) {
-    int64_t live = 0;
-    for (int v = 0; v < eg->n_values; v++)
-      if (birth[v] >= 0 && birth[v] <= s && death[v] >= s && !nnp_plan_value_is_constant(plan, v))
-        live += (int64_t)nnp_tensor_nbytes(nnp_plan_value(plan, v));
-    if (live > peak) peak = live;
+  if (activation_bytes(plan, &naive, &peak) != NNP_OK) {
+    rc = cli_fail(mo.model);
+    goto done;
   }
   ops = calloc((size_t)(n_steps ? n_steps : 1), sizeof *ops);
   int n_ops = 0;
   int64_t total_macs = 0, total_flops = 0;
-  if (json) {
-    printf("{\n  \"model\": ");
-    nnp_json_string(stdout, mo.model);
-    printf(",\n  \"opset\": %lld,\n  \"producer\": ", (long long)g->opset);
-    nnp_json_string(stdout, g->producer ? g->producer : "");
-    printf(",\n  \"inputs\": [");
-    for (int i = 0; i < nnp_plan_num_inputs(plan); i++) {
-      const nnp_tensor *t = nnp_plan_input(plan, i);
-      printf("%s{\"name\": ", i ? ", " : "");
-      nnp_json_string(stdout, nnp_plan_input_name(plan, i));
-      printf(", \"dtype\": \"%s\", \"shape\": [", nnp_dtype_name(t->dtype));
-      for (int d = 0; d < t->rank; d++) printf("%s%lld", d ? ", " : "", (long long)t->dims[d]);
-      printf("]}");
-    }
-    printf("],\n  \"nodes\": [");
-  } else {
-    printf("model      %s\nopset      %lld%s%s\n", mo.model, (long long)g->opset, g->producer ? ", producer " : "",
-           g->producer ? g->producer : "");
-    printf("inputs\n");
-    for (int i = 0; i < g->n_inputs; i++) {
-      char decl[128], bound[128];
-      const nnp_value *v = &g->values[g->inputs[i]];
-      const nnp_tensor *t = nnp_plan_input(plan, i);
-      dims_str(v, decl, sizeof decl);
-      printf("  %-28s %-8s %s (as run: %s)\n", v->name, nnp_dtype_name(v->dtype), decl,
-             nnp_shape_str(t->rank, t->dims, bound, sizeof bound));
-    }
-    printf("outputs\n");
-    for (int k = 0; k < nnp_plan_num_outputs(plan); k++) {
-      const nnp_tensor *t = nnp_plan_output(plan, k);
-      char shape[128];
-      printf("  %-28s %-8s %s\n", nnp_plan_output_name(plan, k), nnp_dtype_name(t->dtype),
-             nnp_shape_str(t->rank, t->dims, shape, sizeof shape));
-    }
-    if (!summary)
-      printf("\n%4s  %-32s %-20s %-18s %10s %10s %10s\n", "#", "node", "op", "output", "params", "MACs", "FLOPs");
-  }
+  print_header(&mo, g, plan, json, summary);
   for (int s = 0; s < n_steps; s++) {
     const nnp_node *n = nnp_plan_step_node(plan, s);
     const nnp_tensor *in[n->n_inputs > 0 ? n->n_inputs : 1];
@@ -243,7 +261,6 @@ int nnp_cmd_inspect(int argc, char **argv) {
   rc = CLI_OK;
 done:
   free(ops);
-  free(death);
   nnp_plan_destroy(plan);
   nnp_graph_destroy(g);
   return rc;

@@ -175,6 +175,91 @@ static nnp_status write_json(const char *path, const char *model, const char *ca
 
 #define MAX_KEEP 256
 
+/* --accuracy-budget: percentage points in [0, 100], "1" or "1%". */
+static bool parse_budget(const char *s, double *out) {
+  char *end;
+  *out = strtod(s, &end);
+  if (end != s && *end == '%') end++;
+  return !(end == s || *end || !(*out >= 0 && *out <= 100));
+}
+
+/* The calibration data's options (--calib-size, --seed, --resize, --mean, --std) with
+ * value v: CLI_OK or CLI_USAGE when a is one of them, -1 when it is not. */
+static int calib_option(nnp_calib_options *co, const char *a, const char *v) {
+  if (!strcmp(a, "--calib-size") || !strcmp(a, "--seed") || !strcmp(a, "--resize")) {
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (*end || x < (strcmp(a, "--seed") ? 1 : 0) || x > 1000000000)
+      return cli_usage_error("quantize", "%s wants a positive integer, not '%s'", a, v);
+    if (!strcmp(a, "--calib-size")) co->size = x;
+    else if (!strcmp(a, "--seed")) co->seed = (uint64_t)x;
+    else co->norm.resize_short = (int)x;
+    return CLI_OK;
+  }
+  if (!strcmp(a, "--mean") || !strcmp(a, "--std")) {
+    float f[3];
+    if (!parse_floats3(v, f) || (!strcmp(a, "--std") && !(f[0] > 0 && f[1] > 0 && f[2] > 0)))
+      return cli_usage_error("quantize", "%s wants three numbers R,G,B%s, not '%s'", a,
+                             strcmp(a, "--std") ? "" : " (positive)", v);
+    memcpy(!strcmp(a, "--mean") ? co->norm.mean : co->norm.std, f, sizeof f);
+    return CLI_OK;
+  }
+  return -1;
+}
+
+/* The calibration table: loaded (--table) or computed on the --calib data. */
+static int calibration_table(const nnp_graph *g, const char *table_in, const char *calib, const nnp_calib_options *co,
+                             nnp_calibrator method, double percentile, double t0, nnp_calib_table *table) {
+  if (table_in)
+    return nnp_calib_table_load(table_in, table) != NNP_OK ? cli_fail("cannot load the calibration table") : CLI_OK;
+  nnp_calib_set set;
+  if (nnp_calib_open(calib, co, &set) != NNP_OK) return cli_fail("cannot read calibration data");
+  int rc = CLI_OK;
+  if (nnp_calibrate(g, &set, method, percentile, table) != NNP_OK) rc = cli_fail("calibration failed");
+  else
+    printf("calibrated %d tensors on %d %s from %s with %s in %.1f s\n", table->n, set.n,
+           set.kind == NNP_CALIB_IMAGES ? "images" : "tensors", calib, nnp_calibrator_name(method), cli_now() - t0);
+  nnp_calib_close(&set);
+  return rc;
+}
+
+/* Held-out data, its hand labels (labels may be NULL) and the FP32 outputs on it. */
+static int load_validation(const nnp_graph *g, const nnp_plan_options *plan, const char *val,
+                           const nnp_calib_options *co, const nnp_labels *labels, const char *labels_path,
+                           nnp_eval_set *es) {
+  nnp_calib_options vo = *co;
+  vo.size = 0;
+  nnp_calib_set vs;
+  if (nnp_calib_open(val, &vo, &vs) != NNP_OK) return cli_fail("cannot read validation data");
+  int rc = CLI_OK;
+  if (nnp_eval_set_load(g, plan, &vs, labels, es) != NNP_OK)
+    rc = cli_fail("cannot run the FP32 model on the validation data");
+  nnp_calib_close(&vs);
+  if (rc == CLI_OK && labels && es->n_labelled == 0) {
+    nnp_error(NNP_ERR_INVALID, "no file of %s is named in %s", val, labels_path);
+    rc = cli_fail("cannot use the labels");
+  }
+  if (rc == CLI_OK && es->n_labelled)
+    printf("FP32 top-1 on %d labelled images: %d/%d\n", es->n_labelled, es->ref_correct, es->n_labelled);
+  return rc;
+}
+
+/* --compare: the QDQ model's outputs against FP32's on the held-out data. */
+static int compare_qdq(const nnp_graph *gq, const nnp_plan_options *plan, const nnp_eval_set *es, const char *compare) {
+  nnp_plan *pq = NULL;
+  nnp_eval_result r;
+  int rc = CLI_OK;
+  if (nnp_plan_compile(gq, plan, &pq) != NNP_OK || nnp_eval_plan(pq, es, &r) != NNP_OK) {
+    rc = cli_fail("comparison failed");
+  } else {
+    char what[512];
+    snprintf(what, sizeof what, "native FP32 vs QDQ on %d images from %s", r.n, compare);
+    print_eval(what, &r);
+  }
+  nnp_plan_destroy(pq);
+  return rc;
+}
+
 int nnp_cmd_quantize(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
@@ -199,10 +284,7 @@ int nnp_cmd_quantize(int argc, char **argv) {
     int r = cli_model_option(&mo, "quantize", argc, argv, &i);
     if (r < 0) return CLI_USAGE;
     if (r > 0) continue;
-    if (!strcmp(a, "--sensitivity")) {
-      sensitivity = true;
-      continue;
-    }
+    if (!strcmp(a, "--sensitivity")) { sensitivity = true; continue; }
     if (a[0] != '-') {
       if (mo.model) return cli_usage_error("quantize", "more than one MODEL ('%s' and '%s')", mo.model, a);
       mo.model = a;
@@ -216,10 +298,7 @@ int nnp_cmd_quantize(int argc, char **argv) {
     else if (!strcmp(a, "--labels")) labels_path = argv[++i];
     else if (!strcmp(a, "--json")) json = argv[++i];
     else if (!strcmp(a, "--accuracy-budget")) {
-      char *end;
-      budget = strtod(argv[++i], &end);
-      if (end != argv[i] && *end == '%') end++;
-      if (end == argv[i] || *end || !(budget >= 0 && budget <= 100))
+      if (!parse_budget(argv[++i], &budget))
         return cli_usage_error("quantize", "--accuracy-budget wants percentage points in [0, 100] (e.g. 1%%), not '%s'",
                                argv[i]);
     } else if (!strcmp(a, "--threads") || !strcmp(a, "--reps")) {
@@ -240,20 +319,9 @@ int nnp_cmd_quantize(int argc, char **argv) {
       percentile = strtod(argv[++i], &end);
       if (*end || !(percentile > 0 && percentile <= 100))
         return cli_usage_error("quantize", "--percentile wants a number in (0, 100], not '%s'", argv[i]);
-    } else if (!strcmp(a, "--calib-size") || !strcmp(a, "--seed") || !strcmp(a, "--resize")) {
-      char *end;
-      long long v = strtoll(argv[++i], &end, 10);
-      if (*end || v < (strcmp(a, "--seed") ? 1 : 0) || v > 1000000000)
-        return cli_usage_error("quantize", "%s wants a positive integer, not '%s'", a, argv[i]);
-      if (!strcmp(a, "--calib-size")) co.size = v;
-      else if (!strcmp(a, "--seed")) co.seed = (uint64_t)v;
-      else co.norm.resize_short = (int)v;
-    } else if (!strcmp(a, "--mean") || !strcmp(a, "--std")) {
-      float v[3];
-      if (!parse_floats3(argv[++i], v) || (!strcmp(a, "--std") && !(v[0] > 0 && v[1] > 0 && v[2] > 0)))
-        return cli_usage_error("quantize", "%s wants three numbers R,G,B%s, not '%s'", a,
-                               strcmp(a, "--std") ? "" : " (positive)", argv[i]);
-      memcpy(!strcmp(a, "--mean") ? co.norm.mean : co.norm.std, v, sizeof v);
+    } else if ((r = calib_option(&co, a, argv[i + 1])) >= 0) {
+      if (r != CLI_OK) return r;
+      i++;
     } else if (!strcmp(a, "--keep-fp32")) {
       if (n_keep == MAX_KEEP) return cli_usage_error("quantize", "too many --keep-fp32 options");
       keep[n_keep++] = argv[++i];
@@ -294,45 +362,14 @@ int nnp_cmd_quantize(int argc, char **argv) {
    * Conv before it, so the ranges are those of the folded Conv outputs. */
   int n_folded = 0;
   if (rc == CLI_OK && nnp_qdq_fold_batchnorm(g, &n_folded) != NNP_OK) rc = cli_fail("cannot fold BatchNormalization");
-  if (rc == CLI_OK && table_in) {
-    if (nnp_calib_table_load(table_in, &table) != NNP_OK) rc = cli_fail("cannot load the calibration table");
-  } else if (rc == CLI_OK) {
-    nnp_calib_set set;
-    if (nnp_calib_open(calib, &co, &set) != NNP_OK) {
-      rc = cli_fail("cannot read calibration data");
-    } else {
-      if (nnp_calibrate(g, &set, method, percentile, &table) != NNP_OK) rc = cli_fail("calibration failed");
-      else
-        printf("calibrated %d tensors on %d %s from %s with %s in %.1f s\n", table.n, set.n,
-               set.kind == NNP_CALIB_IMAGES ? "images" : "tensors", calib, nnp_calibrator_name(method),
-               cli_now() - t0);
-      nnp_calib_close(&set);
-    }
-  }
+  if (rc == CLI_OK) rc = calibration_table(g, table_in, calib, &co, method, percentile, t0, &table);
   if (rc == CLI_OK && table_out && nnp_calib_table_save(&table, table_out) != NNP_OK)
     rc = cli_fail("cannot save the calibration table");
   /* Held-out data, its hand labels and the FP32 outputs on it: loaded once. */
   nnp_labels labels = {0};
   nnp_eval_set es = {0};
   if (rc == CLI_OK && labels_path && nnp_labels_load(labels_path, &labels) != NNP_OK) rc = cli_fail("cannot read the labels");
-  if (rc == CLI_OK && val) {
-    nnp_calib_options vo = co;
-    vo.size = 0;
-    nnp_calib_set vs;
-    if (nnp_calib_open(val, &vo, &vs) != NNP_OK) {
-      rc = cli_fail("cannot read validation data");
-    } else {
-      if (nnp_eval_set_load(g, &mo.plan, &vs, labels_path ? &labels : NULL, &es) != NNP_OK)
-        rc = cli_fail("cannot run the FP32 model on the validation data");
-      nnp_calib_close(&vs);
-    }
-    if (rc == CLI_OK && labels_path && es.n_labelled == 0) {
-      nnp_error(NNP_ERR_INVALID, "no file of %s is named in %s", val, labels_path);
-      rc = cli_fail("cannot use the labels");
-    }
-    if (rc == CLI_OK && es.n_labelled)
-      printf("FP32 top-1 on %d labelled images: %d/%d\n", es.n_labelled, es.ref_correct, es.n_labelled);
-  }
+  if (rc == CLI_OK && val) rc = load_validation(g, &mo.plan, val, &co, labels_path ? &labels : NULL, labels_path, &es);
   nnp_sensitivity sn = {0};
   nnp_budget_result br = {0};
   if (rc == CLI_OK && (sensitivity || search)) {
@@ -361,18 +398,7 @@ int nnp_cmd_quantize(int argc, char **argv) {
   if (rc == CLI_OK && json && write_json(json, mo.model, table_in ? "table" : nnp_calibrator_name(method), &es, &sn,
                                          search ? &br : NULL) != NNP_OK)
     rc = cli_fail("cannot write the JSON");
-  if (rc == CLI_OK && compare && !search && gq) {
-    nnp_plan *pq = NULL;
-    nnp_eval_result r;
-    if (nnp_plan_compile(gq, &mo.plan, &pq) != NNP_OK || nnp_eval_plan(pq, &es, &r) != NNP_OK)
-      rc = cli_fail("comparison failed");
-    else {
-      char what[512];
-      snprintf(what, sizeof what, "native FP32 vs QDQ on %d images from %s", r.n, compare);
-      print_eval(what, &r);
-    }
-    nnp_plan_destroy(pq);
-  }
+  if (rc == CLI_OK && compare && !search && gq) rc = compare_qdq(gq, &mo.plan, &es, compare);
   nnp_budget_result_free(&br);
   nnp_sensitivity_free(&sn);
   nnp_eval_set_free(&es);

@@ -6,8 +6,8 @@
 #ifndef NNP_LOAD_SCENARIOS_H
 #define NNP_LOAD_SCENARIOS_H
 
-#include "load/pool.h"
-#include "nnperf/load_result.h"
+#include "load/worker_pool.h"
+#include "nnperf/result_sections.h"
 
 typedef enum nnp_load_scenario {
   NNP_LOAD_SINGLE_STREAM = 0,

@@ -35,6 +35,8 @@ const char *nnp_compare_verdict_name(nnp_compare_verdict v) {
 }
 
 int nnp_rows_match(const nnp_bench_row *a, const nnp_bench_row *b) {
+  /* a collected sweep (nnperf sweep): the same hardware class, and the same model (in the label) */
+  if (strcmp(a->hw_class, b->hw_class) || (a->hw_class[0] && strcmp(a->label, b->label))) return 0;
   return !strcmp(a->backend, b->backend) && a->precision == b->precision && a->threads == b->threads &&
          a->batch == b->batch && !strcmp(a->scenario, b->scenario);
 }

@@ -9,7 +9,7 @@
 #include "util/json_write.h"
 
 typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
-/* Defined in report_json.c: temp file + fsync + rename. */
+/* Defined in src/result/result_write.c: temp file + fsync + rename. */
 nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
                                    const nnp_bench_result *r);
 

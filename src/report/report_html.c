@@ -456,6 +456,10 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
     const nnp_bench_row *w = &r->rows[i];
     fputs("<tr><td>", f);
     esc(f, w->label);
+    if (w->hw_class[0]) { /* a collected sweep: which machine measured it */
+      fputs(" @", f);
+      esc(f, w->hw_class);
+    }
     fprintf(f, "</td><td class='%s'>%s</td>", w->status == NNP_ROW_OK ? "good" : "bad", nnp_row_status_name(w->status));
     if (w->stats.n > 0) {
       char a[32], b[32];
@@ -523,6 +527,64 @@ static void env_block(FILE *f, const nnp_bench_result *r) {
   fputs("</dl>\n", f);
 }
 
+/* A collected sweep (nnperf sweep) labels rows "MODEL CONFIG": true when row w is model m's. */
+static int same_model(const nnp_bench_row *w, const char *m, size_t len) {
+  return strlen(w->label) > len && !strncmp(w->label, m, len) && w->label[len] == ' ';
+}
+
+/* One chart of model m (label prefix of len bytes): its configurations as groups, the
+ * hardware classes as series side by side (P50, whiskers the 95% CI). Classes are put next
+ * to each other, never ranked as one machine. */
+static void class_chart(FILE *f, const nnp_bench_result *r, const char *m, size_t len, const char *const *cls,
+                        int n_cls, int id) {
+  char cfg[64][96];
+  const char *labels[64];
+  int n_cfg = 0;
+  bar_series *bs = nnp_calloc((size_t)n_cls, sizeof *bs);
+  if (!bs) return;
+  for (int c = 0; c < n_cls; c++) {
+    bs[c].name = cls[c];
+    for (int i = 0; i < 64; i++) bs[c].v[i] = bs[c].lo[i] = bs[c].hi[i] = -1;
+  }
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    if (!same_model(w, m, len) || !row_ok(w)) continue;
+    int k = 0, c = 0;
+    while (k < n_cfg && strcmp(cfg[k], w->label + len + 1)) k++;
+    while (c < n_cls && strcmp(cls[c], w->hw_class)) c++;
+    if (c == n_cls || (k == n_cfg && n_cfg == 64)) continue;
+    if (k == n_cfg) snprintf(cfg[n_cfg++], sizeof cfg[0], "%s", w->label + len + 1);
+    bs[c].v[k] = w->stats.p50, bs[c].lo[k] = w->stats.p50_lo, bs[c].hi[k] = w->stats.p50_hi;
+  }
+  for (int k = 0; k < n_cfg; k++) labels[k] = cfg[k];
+  char title[160], cid[32];
+  snprintf(title, sizeof title, "%.*s: P50 per hardware class (whiskers: 95%% bootstrap CI)", (int)(len < 100 ? len : 100), m);
+  snprintf(cid, sizeof cid, "classes-%d", id);
+  if (n_cfg) bar_chart(f, title, cid, n_cfg, labels, bs, n_cls, 1e3, "ms");
+  nnp_free(bs);
+}
+
+/* nnperf sweep collect's result: a chart per model across the hardware classes. */
+static void classes_section(FILE *f, const nnp_bench_result *r) {
+  const char *cls[6];
+  int n_cls = 0, charts = 0;
+  for (int i = 0; i < r->n_rows; i++) {
+    int c = 0;
+    while (c < n_cls && strcmp(cls[c], r->rows[i].hw_class)) c++;
+    if (c == n_cls && r->rows[i].hw_class[0] && n_cls < 6) cls[n_cls++] = r->rows[i].hw_class;
+  }
+  if (!n_cls) return;
+  fputs("<h2>Hardware classes side by side</h2>\n<p class='meta'>Each class is its own machine: bars are "
+        "shown next to each other, not ranked as one measurement.</p>\n", f);
+  for (int i = 0; i < r->n_rows; i++) {
+    const char *m = r->rows[i].label;
+    size_t len = strcspn(m, " ");
+    int seen = !m[len];
+    for (int j = 0; j < i && !seen; j++) seen = same_model(&r->rows[j], m, len);
+    if (!seen) class_chart(f, r, m, len, cls, n_cls, charts++);
+  }
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -559,7 +621,11 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   int n = r->n_rows < 64 ? r->n_rows : 64;
   bar_series *bs = r->load || r->coldstart ? NULL : nnp_calloc(2, sizeof *bs);
   if (bs && n > 0) {
-    for (int i = 0; i < n; i++) labels[i] = r->rows[i].label;
+    char named[64][160]; /* a collected sweep's rows: "label @class" */
+    for (int i = 0; i < n; i++) {
+      snprintf(named[i], sizeof named[i], r->rows[i].hw_class[0] ? "%s @%s" : "%s", r->rows[i].label, r->rows[i].hw_class);
+      labels[i] = named[i];
+    }
     bs[0].name = "P50";
     bs[1].name = "P99";
     for (int i = 0; i < n; i++) {
@@ -594,6 +660,7 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   }
   nnp_free(bs);
 
+  classes_section(f, r);
   if (!r->load && !r->coldstart) fputs("<h2>Latency distribution per row</h2>\n", f);
   fputs("<div class='rows'>\n", f);
   for (int i = 0; i < r->n_rows; i++) {
@@ -664,7 +731,7 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   fputs("</body></html>\n", f);
 }
 
-/* shared with report_json.c */
+/* shared with src/result/result_write.c */
 typedef void (*nnp_report_writer)(FILE *f, const nnp_bench_result *r);
 nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit, const nnp_bench_result *r);
 

@@ -17,6 +17,7 @@
 
 typedef enum col_id {
   C_LABEL,
+  C_HOST, /* a collected sweep's hardware class / node (nnperf sweep); only then shown */
   C_PRECISION,
   C_THREADS,
   C_STATUS,
@@ -32,11 +33,11 @@ typedef enum col_id {
 } col_id;
 
 static const char *const HEADERS[C_COUNT] = {
-    "backend / config", "precision", "threads", "status",  "P50 ms [95% CI]", "P99 ms",
+    "backend / config", "host", "precision", "threads", "status",  "P50 ms [95% CI]", "P99 ms",
     "items/s",          "peak MiB",  "load ms", "cold ms", "accuracy",        "vs baseline"};
 
 /* Numbers read better right-aligned. */
-static const bool RIGHT[C_COUNT] = {false, false, true, false, false, true,
+static const bool RIGHT[C_COUNT] = {false, false, false, true, false, false, true,
                                     true,  true,  true, true,  false, false};
 
 typedef struct table {
@@ -157,11 +158,13 @@ static bool is_reference(const nnp_bench_result *r, int i) {
  * threads"; "" when it may be ranked. precision/threads count only without allow_mixed. */
 static void differs(const table *t, const nnp_bench_row *w, char *buf, size_t n) {
   const nnp_bench_row *b = &t->r->rows[t->base];
-  const char *what[4];
+  const char *what[5];
   int k = 0;
   if (!t->r->allow_mixed && w->precision != b->precision) what[k++] = "precision";
   if (!t->r->allow_mixed && w->threads != b->threads) what[k++] = "threads";
   if (w->batch != b->batch) what[k++] = "batch";
+  /* another machine is another measurement: never ranked as if it were this one */
+  if (strcmp(w->hw_class, b->hw_class) || strcmp(w->node, b->node)) what[k++] = "host";
   if (!same_label(w->scenario, sizeof w->scenario, b->scenario, sizeof b->scenario) &&
       (w->scenario[0] || b->scenario[0]))
     what[k++] = "scenario";
@@ -245,6 +248,9 @@ static void cell(const table *t, int i, col_id c, char *buf, size_t n) {
     case C_LABEL:
       one_line(buf, n, w->label[0] ? w->label : w->backend,
                w->label[0] ? sizeof w->label : sizeof w->backend, 60);
+      return;
+    case C_HOST:
+      snprintf(buf, n, "%.47s/%.63s", w->hw_class, w->node);
       return;
     case C_PRECISION: snprintf(buf, n, "%s", nnp_precision_name(w->precision)); return;
     case C_THREADS: snprintf(buf, n, "%d", w->threads); return;
@@ -461,117 +467,10 @@ static void print_env(FILE *f, const nnp_env *e) {
   if (gpu[0]) fprintf(f, "GPU: %s\n", gpu);
 }
 
-void nnp_report_table(FILE *f, const nnp_bench_result *r) {
-  table t;
-  memset(&t, 0, sizeof t);
-  t.r = r;
+/* Notes on the rows themselves: capped, unstable warm-up, accuracy, int8 agreement. */
+static void print_row_notes(FILE *f, const nnp_bench_result *r) {
   int n_rows = nrows(r);
-  choose_baseline(&t);
-
-  for (int c = 0; c < C_COUNT; c++)
-    if ((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) t.cols[t.ncols++] = (col_id)c;
-
   char buf[CELL];
-  for (int i = -1; i < n_rows; i++)
-    for (int k = 0; k < t.ncols; k++) {
-      col_id c = t.cols[k];
-      if (i >= 0 && r->rows[i].status != NNP_ROW_OK && c > C_STATUS) continue;
-      cell(&t, i, c, buf, sizeof buf);
-      int w = text_width(buf);
-      if (w > t.width[c]) t.width[c] = w;
-    }
-
-  one_line(buf, sizeof buf, r->model, sizeof r->model, 100);
-  int n_ok = 0;
-  for (int i = 0; i < n_rows; i++) n_ok += r->rows[i].status == NNP_ROW_OK;
-  fprintf(f, "nnperf bench: %s (%d of %d rows ran, seed %llu)\n\n", buf[0] ? buf : "?", n_ok,
-          n_rows, (unsigned long long)r->seed);
-  print_row(f, &t, -1);
-  print_rule(f, &t);
-  for (int i = 0; i < n_rows; i++) print_row(f, &t, i);
-  fputc('\n', f);
-
-  print_env(f, &r->env);
-
-  /* Notes: only those that apply to this table. */
-  bool any_underpowered = false, any_overlap = false, any_cut = false;
-  bool any_mix_diff = false, any_shape_diff = false; /* precision/threads; batch/scenario */
-  double max_cv = 0.0;
-  int max_cv_row = -1;
-  for (int i = 0; i < n_rows; i++) {
-    const nnp_bench_row *w = &r->rows[i];
-    if (w->status != NNP_ROW_OK) {
-      any_cut |= reason_text(w, buf, sizeof buf) != 0;
-      continue;
-    }
-    if (!row_has_stats(w)) continue;
-    any_underpowered |= w->stats.p99_underpowered;
-    if (w->stats.cv > max_cv) {
-      max_cv = w->stats.cv;
-      max_cv_row = i;
-    }
-    if (t.base >= 0 && i != t.base) {
-      char diff[64];
-      differs(&t, w, diff, sizeof diff);
-      if (strstr(diff, "precision") || strstr(diff, "threads")) any_mix_diff = true;
-      if (strstr(diff, "batch") || strstr(diff, "scenario")) any_shape_diff = true;
-      if (!diff[0]) any_overlap |= cis_overlap(&r->rows[t.base].stats, &w->stats);
-    }
-  }
-
-  fputs("Notes:\n", f);
-  for (int i = 0; i < n_rows; i++) { /* what the backends themselves said about ok rows */
-    const nnp_bench_row *w = &r->rows[i];
-    if (w->status != NNP_ROW_OK || !w->note[0]) continue;
-    char label[96];
-    one_line(label, sizeof label, w->label, sizeof w->label, 60);
-    one_line(buf, sizeof buf, w->note, sizeof w->note, 160);
-    fprintf(f, "  '%s': %s\n", label, buf);
-  }
-  fprintf(f, "  P50 is the headline; [95%% CI] is a bootstrap interval (%d resamples).\n",
-          NNP_STATS_BOOTSTRAP_RESAMPLES);
-  if (t.base >= 0) {
-    one_line(buf, sizeof buf, r->rows[t.base].label, sizeof r->rows[t.base].label, 60);
-    fprintf(f, "  vs baseline = baseline P50 / row P50, baseline '%s'.\n", buf);
-  }
-  if (r->baseline[0] && !t.base_named) {
-    one_line(buf, sizeof buf, r->baseline, sizeof r->baseline, 60);
-    fprintf(f, "  baseline '%s' is not a row of this table; the first row that ran is used.\n",
-            buf);
-  } else if (r->baseline[0] && t.base < 0) {
-    one_line(buf, sizeof buf, r->baseline, sizeof r->baseline, 60);
-    fprintf(f, "  baseline '%s' did not run: no speed ratios.\n", buf);
-  }
-  if (any_mix_diff)
-    fputs("  n/a (differs: precision/threads): not ranked against the baseline; rows that "
-          "differ in precision or threads are only ranked when mixing is asked for.\n",
-          f);
-  if (any_shape_diff)
-    fputs("  n/a (differs: batch/scenario): another batch or input-shape scenario is a different "
-          "workload, never ranked by latency (items/s is shown for batches).\n",
-          f);
-  if (r->allow_mixed)
-    fputs("  Rows of different precision and threads are ranked together, as asked.\n", f);
-  if (any_overlap)
-    fputs("  ~ the 95% CIs of row and baseline P50 overlap: the difference is not "
-          "established.\n",
-          f);
-  if (any_underpowered) {
-    fputs("  * P99 from fewer than 1000 samples (fewer than 10 beyond it): indicative only: ",
-          f);
-    list_rows(f, r, m_underpowered);
-    fputs(".\n", f);
-  }
-  if (r->noisy || nnp_env_is_busy(&r->env)) {
-    fputs("  NOISY: ", f);
-    if (max_cv_row >= 0) {
-      one_line(buf, sizeof buf, r->rows[max_cv_row].label, sizeof r->rows[max_cv_row].label,
-               60);
-      fprintf(f, "highest CV %.3f ('%s'); ", max_cv, buf);
-    }
-    fprintf(f, "load %.2f on %d CPUs. Differences may be noise; rerun on a quiet machine.\n",
-            r->env.loadavg1, r->env.cpus_allowed > 0 ? r->env.cpus_allowed : r->env.cpus_online);
-  }
   bool capped = false, unstable = false, failtol = false, compared = false;
   const char *reference = NULL;
   for (int i = 0; i < n_rows; i++) {
@@ -623,6 +522,129 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
     if (w->int8_agree.top1 >= 0) fprintf(f, "top-1 %.0f%%, ", w->int8_agree.top1 * 100);
     fprintf(f, "cosine %.5f, max relative error %.1e.\n", w->int8_agree.cosine, w->int8_agree.max_rel);
   }
+}
+
+void nnp_report_table(FILE *f, const nnp_bench_result *r) {
+  table t;
+  memset(&t, 0, sizeof t);
+  t.r = r;
+  int n_rows = nrows(r);
+  choose_baseline(&t);
+
+  bool any_host = false;
+  for (int i = 0; i < n_rows; i++) any_host |= r->rows[i].hw_class[0] != 0;
+  for (int c = 0; c < C_COUNT; c++)
+    if (((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) && (c != C_HOST || any_host))
+      t.cols[t.ncols++] = (col_id)c;
+
+  char buf[CELL];
+  for (int i = -1; i < n_rows; i++)
+    for (int k = 0; k < t.ncols; k++) {
+      col_id c = t.cols[k];
+      if (i >= 0 && r->rows[i].status != NNP_ROW_OK && c > C_STATUS) continue;
+      cell(&t, i, c, buf, sizeof buf);
+      int w = text_width(buf);
+      if (w > t.width[c]) t.width[c] = w;
+    }
+
+  one_line(buf, sizeof buf, r->model, sizeof r->model, 100);
+  int n_ok = 0;
+  for (int i = 0; i < n_rows; i++) n_ok += r->rows[i].status == NNP_ROW_OK;
+  fprintf(f, "nnperf bench: %s (%d of %d rows ran, seed %llu)\n\n", buf[0] ? buf : "?", n_ok,
+          n_rows, (unsigned long long)r->seed);
+  print_row(f, &t, -1);
+  print_rule(f, &t);
+  for (int i = 0; i < n_rows; i++) print_row(f, &t, i);
+  fputc('\n', f);
+
+  print_env(f, &r->env);
+
+  /* Notes: only those that apply to this table. */
+  bool any_underpowered = false, any_overlap = false, any_cut = false;
+  bool any_mix_diff = false, any_shape_diff = false; /* precision/threads; batch/scenario */
+  bool any_host_diff = false;
+  double max_cv = 0.0;
+  int max_cv_row = -1;
+  for (int i = 0; i < n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    if (w->status != NNP_ROW_OK) {
+      any_cut |= reason_text(w, buf, sizeof buf) != 0;
+      continue;
+    }
+    if (!row_has_stats(w)) continue;
+    any_underpowered |= w->stats.p99_underpowered;
+    if (w->stats.cv > max_cv) {
+      max_cv = w->stats.cv;
+      max_cv_row = i;
+    }
+    if (t.base >= 0 && i != t.base) {
+      char diff[64];
+      differs(&t, w, diff, sizeof diff);
+      if (strstr(diff, "precision") || strstr(diff, "threads")) any_mix_diff = true;
+      if (strstr(diff, "batch") || strstr(diff, "scenario")) any_shape_diff = true;
+      if (strstr(diff, "host")) any_host_diff = true;
+      if (!diff[0]) any_overlap |= cis_overlap(&r->rows[t.base].stats, &w->stats);
+    }
+  }
+
+  fputs("Notes:\n", f);
+  for (int i = 0; i < n_rows; i++) { /* what the backends themselves said about ok rows */
+    const nnp_bench_row *w = &r->rows[i];
+    if (w->status != NNP_ROW_OK || !w->note[0]) continue;
+    char label[96];
+    one_line(label, sizeof label, w->label, sizeof w->label, 60);
+    one_line(buf, sizeof buf, w->note, sizeof w->note, 160);
+    fprintf(f, "  '%s': %s\n", label, buf);
+  }
+  fprintf(f, "  P50 is the headline; [95%% CI] is a bootstrap interval (%d resamples).\n",
+          NNP_STATS_BOOTSTRAP_RESAMPLES);
+  if (t.base >= 0) {
+    one_line(buf, sizeof buf, r->rows[t.base].label, sizeof r->rows[t.base].label, 60);
+    fprintf(f, "  vs baseline = baseline P50 / row P50, baseline '%s'.\n", buf);
+  }
+  if (r->baseline[0] && !t.base_named) {
+    one_line(buf, sizeof buf, r->baseline, sizeof r->baseline, 60);
+    fprintf(f, "  baseline '%s' is not a row of this table; the first row that ran is used.\n",
+            buf);
+  } else if (r->baseline[0] && t.base < 0) {
+    one_line(buf, sizeof buf, r->baseline, sizeof r->baseline, 60);
+    fprintf(f, "  baseline '%s' did not run: no speed ratios.\n", buf);
+  }
+  if (any_mix_diff)
+    fputs("  n/a (differs: precision/threads): not ranked against the baseline; rows that "
+          "differ in precision or threads are only ranked when mixing is asked for.\n",
+          f);
+  if (any_shape_diff)
+    fputs("  n/a (differs: batch/scenario): another batch or input-shape scenario is a different "
+          "workload, never ranked by latency (items/s is shown for batches).\n",
+          f);
+  if (any_host_diff)
+    fputs("  n/a (differs: host): a row of another hardware class or node (nnperf sweep) is another "
+          "machine's measurement, never ranked against this one; compare classes side by side.\n",
+          f);
+  if (r->allow_mixed)
+    fputs("  Rows of different precision and threads are ranked together, as asked.\n", f);
+  if (any_overlap)
+    fputs("  ~ the 95% CIs of row and baseline P50 overlap: the difference is not "
+          "established.\n",
+          f);
+  if (any_underpowered) {
+    fputs("  * P99 from fewer than 1000 samples (fewer than 10 beyond it): indicative only: ",
+          f);
+    list_rows(f, r, m_underpowered);
+    fputs(".\n", f);
+  }
+  if (r->noisy || nnp_env_is_busy(&r->env)) {
+    fputs("  NOISY: ", f);
+    if (max_cv_row >= 0) {
+      one_line(buf, sizeof buf, r->rows[max_cv_row].label, sizeof r->rows[max_cv_row].label,
+               60);
+      fprintf(f, "highest CV %.3f ('%s'); ", max_cv, buf);
+    }
+    fprintf(f, "load %.2f on %d CPUs. Differences may be noise; rerun on a quiet machine.\n",
+            r->env.loadavg1, r->env.cpus_allowed > 0 ? r->env.cpus_allowed : r->env.cpus_online);
+  }
+  print_row_notes(f, r);
   if (any_mix_diff && t.base >= 0)
     fputs("  'Nx vs own PRECISION': a row that differs from the baseline only in precision, against the same backend's "
           "row at the baseline's precision (e.g. INT8 speed-up); ~ where their P50 intervals overlap.\n", f);

@@ -1,8 +1,8 @@
 /* What nnperf load and nnperf coldstart record: the "load" and "coldstart" sections of a
  * result document (docs/result-schema.md, schema 1.2). They hang off nnp_bench_result,
  * so the one JSON writer, reader, history and HTML report handle every kind of run. */
-#ifndef NNPERF_LOAD_RESULT_H
-#define NNPERF_LOAD_RESULT_H
+#ifndef NNPERF_RESULT_SECTIONS_H
+#define NNPERF_RESULT_SECTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,5 @@
-/* Result JSON reader (libjansson). Every field the writer (report_json.c) emits is read
+/* The result document's one reader (nnperf/result.h, libjansson). Every field the writer
+ * (result_write.c) emits is read
  * back into the same structs; a field of the wrong type is an error that names its path
  * in the document, so a hand-edited or truncated file says exactly what is wrong. */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "nnperf/alloc.h"
+#include "nnperf/result.h"
 #include "nnperf/result_load.h"
 #include "util/regular_file.h"
 
@@ -137,6 +139,21 @@ static nnp_status read_env(reader *rd, json_t *o, nnp_env *e) {
   return get_str(rd, o, "timestamp", e->timestamp, sizeof e->timestamp);
 }
 
+/* "host" of a sweep row (docs/sweep.md); absent in rows of one machine. */
+static nnp_status read_row_host(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
+  json_t *h, *env;
+  NNP_TRY(get_obj(rd, o, "host", &h));
+  if (!h) return NNP_OK;
+  snprintf(rd->where, sizeof rd->where, "rows[%d].host", idx);
+  NNP_TRY(get_str(rd, h, "class", w->hw_class, sizeof w->hw_class));
+  NNP_TRY(get_str(rd, h, "node", w->node, sizeof w->node));
+  NNP_TRY(get_str(rd, h, "job_id", w->job_id, sizeof w->job_id));
+  NNP_TRY(get_obj(rd, h, "env", &env));
+  if (env) NNP_TRY(read_env(rd, env, &w->host_env));
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  return NNP_OK;
+}
+
 static nnp_status read_stats(reader *rd, json_t *o, nnp_stats *s) {
   INT_FIELD(o, "n", 0, INT32_MAX, 0, s->n);
   const struct {
@@ -240,6 +257,7 @@ static nnp_status read_row(reader *rd, json_t *o, int idx, nnp_bench_row *w) {
     w->acc.top1 = w->acc.top5 = -1;
   }
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(read_row_host(rd, o, idx, w));
   NNP_TRY(get_obj(rd, o, "int8_agreement", &sub)); /* optional: results before it lack it */
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].int8_agreement", idx);
@@ -564,7 +582,7 @@ static nnp_status read_document(reader *rd, json_t *root, nnp_bench_result *r) {
   return NNP_OK;
 }
 
-nnp_status nnp_result_load_buffer(const char *data, size_t n, const char *name, nnp_bench_result *out) {
+nnp_status nnp_result_read_buffer(const char *data, size_t n, const char *name, nnp_bench_result *out) {
   if (!out) return nnp_error(NNP_ERR_INVALID, "result_load: no output");
   memset(out, 0, sizeof *out);
   reader rd = {.name = name ? name : "result"};
@@ -587,7 +605,7 @@ nnp_status nnp_result_load_buffer(const char *data, size_t n, const char *name, 
 /* Results are a few MB; 2 GiB is far past any real one and still fits json_loadb. */
 #define NNP_RESULT_MAX_BYTES ((size_t)1 << 31)
 
-nnp_status nnp_result_load_file(const char *path, nnp_bench_result *out) {
+nnp_status nnp_result_read_file(const char *path, nnp_bench_result *out) {
   if (out) memset(out, 0, sizeof *out);
   if (!path || !*path) return nnp_error(NNP_ERR_INVALID, "result_load: empty path");
   /* nnp_read_file refuses FIFOs and devices before reading: report, compare and
@@ -595,7 +613,7 @@ nnp_status nnp_result_load_file(const char *path, nnp_bench_result *out) {
   void *buf = NULL;
   size_t len = 0;
   NNP_TRY(nnp_read_file(path, NNP_RESULT_MAX_BYTES, &buf, &len));
-  nnp_status s = nnp_result_load_buffer(buf ? buf : "", len, path, out);
+  nnp_status s = nnp_result_read_buffer(buf ? buf : "", len, path, out);
   nnp_free(buf);
   return s;
 }

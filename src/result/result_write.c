@@ -1,12 +1,14 @@
-/* The JSON result: every configuration field, outcome, phase, statistic and raw sample
- * of a bench run (schema: docs/result-schema.md). Also the atomic file writer that the
- * CSV output shares. */
+/* The result document's one writer (nnperf/result.h): every configuration field,
+ * outcome, phase, statistic and raw sample of a run, and its load / coldstart section
+ * (schema: docs/result-schema.md). Also the atomic file writer that the CSV and HTML
+ * outputs share. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "nnperf/report.h"
+#include "nnperf/result.h"
 #include "util/atomic_file.h"
 #include "util/json_write.h"
 
@@ -101,6 +103,19 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   fputc('}', f);
 }
 
+/* A sweep row's machine (docs/sweep.md): only in rows nnperf sweep ran. */
+static void write_row_host(FILE *f, const nnp_bench_row *w) {
+  fputs(",\n      \"host\": {\"class\": ", f);
+  JSON_STR(f, w->hw_class);
+  fputs(", \"node\": ", f);
+  JSON_STR(f, w->node);
+  fputs(", \"job_id\": ", f);
+  JSON_STR(f, w->job_id);
+  fputs(", \"env\": ", f);
+  nnp_env_write_json(f, &w->host_env);
+  fputc('}', f);
+}
+
 static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("    {\n      \"label\": ", f);
   JSON_STR(f, w->label);
@@ -151,6 +166,7 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   write_accuracy(f, &w->acc);
   fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */
   write_accuracy(f, &w->int8_agree);
+  if (w->hw_class[0]) write_row_host(f, w);
   /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
   fprintf(f, ",\n      \"processes\": %d,\n      \"process_samples\": [", w->n_processes);
   for (int p = 0; p < w->n_processes && p < NNP_MAX_PROCESSES; p++) fprintf(f, "%s%d", p ? ", " : "", w->process_samples[p]);
@@ -274,7 +290,7 @@ static void write_coldstart(FILE *f, const nnp_coldstart_section *c) {
   fputs("\n  }", f);
 }
 
-void nnp_report_json(FILE *f, const nnp_bench_result *r) {
+void nnp_result_write(FILE *f, const nnp_bench_result *r) {
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"%s\",\n"
              "  \"nnperf_version\": ",
           NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR, nnp_result_kind(r));
@@ -338,6 +354,6 @@ nnp_status nnp_report_write_atomic(const char *path, nnp_report_writer emit,
   return nnp_atomic_commit(&af);
 }
 
-nnp_status nnp_report_write_json(const nnp_bench_result *r, const char *path) {
-  return nnp_report_write_atomic(path, nnp_report_json, r);
+nnp_status nnp_result_write_file(const nnp_bench_result *r, const char *path) {
+  return nnp_report_write_atomic(path, nnp_result_write, r);
 }

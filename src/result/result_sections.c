@@ -1,5 +1,6 @@
-/* Ownership and phase helpers of the load and coldstart result sections. */
-#include "nnperf/load_result.h"
+/* Ownership and phase helpers of the result document's load and coldstart sections
+ * (nnperf/result.h, nnperf/result_sections.h). */
+#include "nnperf/result_sections.h"
 
 #include <stdlib.h>
 #include <string.h>

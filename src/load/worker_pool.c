@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* ppoll */
-#include "load/pool.h"
+#include "load/worker_pool.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -3,8 +3,8 @@
  * and reused by every run of a search or sweep, as a deployed server is: the runs then
  * differ by the offered load only. Each worker is a separate process started by
  * nnp_worker_spawn, under the same isolation and limits as a bench row. */
-#ifndef NNP_LOAD_POOL_H
-#define NNP_LOAD_POOL_H
+#ifndef NNP_LOAD_WORKER_POOL_H
+#define NNP_LOAD_WORKER_POOL_H
 
 #include <stdint.h>
 

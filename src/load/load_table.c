@@ -1,4 +1,4 @@
-#include "load/report.h"
+#include "load/load_table.h"
 
 #include <math.h>
 #include <string.h>

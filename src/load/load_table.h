@@ -2,8 +2,8 @@
  * configuration row plus the "load" or "coldstart" section, docs/result-schema.md) made
  * from a finished run, and their tables on stdout. Writing, storing and rendering the
  * document is the same code as for nnperf bench (report_json, history, report_html). */
-#ifndef NNP_LOAD_REPORT_H
-#define NNP_LOAD_REPORT_H
+#ifndef NNP_LOAD_LOAD_TABLE_H
+#define NNP_LOAD_LOAD_TABLE_H
 
 #include <stdio.h>
 
