@@ -83,6 +83,25 @@ static void print_summary(const char *name, const nnp_tensor *t) {
   }
 }
 
+/* Compiles the plan. When an op needs an input's value at load time (a Reshape's shape,
+ * Slice's bounds, Resize's scales, ...) and that input is given as a file, the file's
+ * value is what it is for this run: the inputs given as files are then frozen to their
+ * values (nnp_plan_options.consts) and the plan compiled again. A plan that compiles
+ * without freezing is kept as it is, so what can run at run time still does. */
+static nnp_status compile_with_files(const nnp_graph *g, nnp_plan_options *po, const input_file *files,
+                                     int n_files, nnp_plan **plan) {
+  nnp_status s = nnp_plan_compile(g, po, plan);
+  if (s != NNP_ERR_UNSUPPORTED || n_files == 0 || !strstr(nnp_last_error(), "must be known when the model is loaded"))
+    return s;
+  for (int f = 0; f < n_files && po->n_consts < NNP_PLAN_MAX_BINDINGS; f++) {
+    po->consts[po->n_consts].input = files[f].name;
+    po->consts[po->n_consts].value = &files[f].t;
+    po->n_consts++;
+  }
+  nnp_clear_error();
+  return nnp_plan_compile(g, po, plan);
+}
+
 int nnp_cmd_run(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
@@ -156,7 +175,7 @@ int nnp_cmd_run(int argc, char **argv) {
     memcpy(b->dims, files[f].t.dims, sizeof b->dims);
   }
   cli_apply_batch(&mo, g);
-  if (nnp_plan_compile(g, &mo.plan, &plan) != NNP_OK) {
+  if (compile_with_files(g, &mo.plan, files, n_files, &plan) != NNP_OK) {
     rc = cli_fail(mo.model);
     goto done;
   }
