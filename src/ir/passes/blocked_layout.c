@@ -225,7 +225,7 @@ nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes,
   *count = 0;
   /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
    * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
-  if (!shapes || !nnp_cpu_has_avx512f()) return NNP_OK;
+  if (!shapes || !nnp_cpu_dispatch_get()->blocked_layout) return NNP_OK;
   NNP_TRY(nnp_graph_toposort(g));
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
