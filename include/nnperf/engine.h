@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "nnperf/ir.h"
+#include "nnperf/passes.h" /* NNP_PASS_* bits of nnp_plan_options.passes */
 #include "nnperf/status.h"
 #include "nnperf/tensor.h"
 
@@ -65,24 +66,6 @@ typedef struct nnp_plan_options {
 
 /* nnp_plan_options.batch_lanes (false and true read as off and on) */
 enum { NNP_LANES_AUTO = -1, NNP_LANES_OFF = 0, NNP_LANES_ON = 1 };
-
-/* Graph passes (bits of nnp_plan_options.passes). */
-enum {
-  NNP_PASS_FOLD_CONSTANTS = 1u << 0, /* evaluate nodes whose inputs are all known */
-  NNP_PASS_DEAD_NODES = 1u << 1,     /* drop nodes no output depends on */
-  NNP_PASS_NOOPS = 1u << 2,          /* Identity, Dropout (inference), Reshape chains */
-  NNP_PASS_FOLD_BATCHNORM = 1u << 3, /* BatchNormalization into the preceding Conv/Gemm */
-  NNP_PASS_FUSE_ACTIVATION = 1u << 4,/* Conv/Gemm + bias + Relu/Clip/HardSwish/Sigmoid */
-  NNP_PASS_FUSE_RESIDUAL = 1u << 5,  /* Conv + Add (+ activation) */
-  NNP_PASS_FUSE_ELEMENTWISE = 1u << 6, /* chains of elementwise ops */
-  NNP_PASS_BLOCKED_LAYOUT = 1u << 7, /* NCHWc blocked layout with minimal reorders */
-  NNP_PASS_FUSE_QDQ = 1u << 8,       /* DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear */
-  NNP_PASS_ALL = (1u << 9) - 1,
-  /* What plans run unless told otherwise: every pass. The blocked layout is in it since it
-   * measured faster on all three zoo models at batch 1 and 16 (docs/engine-passes.md);
-   * --no-blocked-layout turns it off, and it is a no-op without AVX-512F. */
-  NNP_PASS_DEFAULT = NNP_PASS_ALL
-};
 
 void nnp_plan_options_default(nnp_plan_options *o);
 /* Binds input `input` to the full shape dims[0..rank): replaces its binding in o, or

@@ -8,7 +8,6 @@
 #ifndef NNPERF_PASSES_H
 #define NNPERF_PASSES_H
 
-#include "nnperf/engine.h"
 #include "nnperf/ir.h"
 #include "nnperf/status.h"
 
@@ -16,7 +15,28 @@
 extern "C" {
 #endif
 
+/* Graph passes (bits of nnp_plan_options.passes, nnperf/engine.h). */
+enum {
+  NNP_PASS_FOLD_CONSTANTS = 1u << 0, /* evaluate nodes whose inputs are all known */
+  NNP_PASS_DEAD_NODES = 1u << 1,     /* drop nodes no output depends on */
+  NNP_PASS_NOOPS = 1u << 2,          /* Identity, Dropout (inference), Reshape chains */
+  NNP_PASS_FOLD_BATCHNORM = 1u << 3, /* BatchNormalization into the preceding Conv/Gemm */
+  NNP_PASS_FUSE_ACTIVATION = 1u << 4,/* Conv/Gemm + bias + Relu/Clip/HardSwish/Sigmoid */
+  NNP_PASS_FUSE_RESIDUAL = 1u << 5,  /* Conv + Add (+ activation) */
+  NNP_PASS_FUSE_ELEMENTWISE = 1u << 6, /* chains of elementwise ops */
+  NNP_PASS_BLOCKED_LAYOUT = 1u << 7, /* NCHWc blocked layout with minimal reorders */
+  NNP_PASS_FUSE_QDQ = 1u << 8,       /* DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear */
+  NNP_PASS_ALL = (1u << 9) - 1,
+  /* What plans run unless told otherwise: every pass. The blocked layout is in it since it
+   * measured faster on all three zoo models at batch 1 and 16 (docs/engine-passes.md);
+   * --no-blocked-layout turns it off, and it is a no-op without AVX-512F. */
+  NNP_PASS_DEFAULT = NNP_PASS_ALL
+};
+
 #define NNP_PASS_COUNT 9
+
+/* The inferred shapes of a graph (src/ir/shape_infer.h). */
+typedef struct nnp_graph_shapes nnp_graph_shapes;
 
 typedef struct nnp_pass_report {
   int nodes_before, nodes_after;
@@ -31,11 +51,12 @@ nnp_status nnp_graph_clone(const nnp_graph *g, bool share_initializers, nnp_grap
  * frees only what it owns. */
 void nnp_graph_unshare(nnp_graph *copy, const nnp_graph *g);
 
-/* Runs the passes selected by bits (NNP_PASS_*) on g, in a fixed order. shapes is a plan
- * of the unrewritten graph compiled without passes: fusions that depend on shapes and
- * types (residual shape equality, float32 only) read them there; with shapes NULL those
- * fusions are skipped. report may be NULL. Re-sorts g topologically at the end. */
-nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, nnp_pass_report *report);
+/* Runs the passes selected by bits (NNP_PASS_*) on g, in a fixed order. shapes are g's
+ * shapes as inferred before the passes (ir/shape_infer.h): fusions that depend on shapes
+ * and types (residual shape equality, float32 only) read them there; values the passes
+ * add have none. With shapes NULL those fusions are skipped. report may be NULL.
+ * Re-sorts g topologically at the end. */
+nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_graph_shapes *shapes, nnp_pass_report *report);
 
 /* Name of pass bit (e.g. "fold-constants"), NULL if bit is not one pass. */
 const char *nnp_pass_name(unsigned bit);

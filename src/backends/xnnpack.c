@@ -17,6 +17,7 @@
 #include "nnperf/alloc.h"
 #include "nnperf/backend.h"
 #include "nnperf/onnx.h"
+#include "ir/shape_infer.h"
 
 #ifdef NNP_WITH_XNNPACK
 #include <pthreadpool.h>
@@ -33,7 +34,7 @@ typedef struct xb_io {
 
 typedef struct xb_state { /* one compiled input shape */
   nnp_graph *g;           /* borrowed from xb_backend */
-  nnp_plan *shapes;       /* native plan used for shapes and load-time constants */
+  nnp_graph_shapes *shapes; /* the graph's inferred shapes and load-time constants */
   xnn_subgraph_t sg;
   xnn_runtime_t rt;
   uint32_t *ids;          /* ONNX value -> XNNPACK value id (XNN_INVALID_VALUE_ID: none) */
@@ -76,11 +77,11 @@ static float *xb_blob(xb_state *s, size_t count) {
   return p;
 }
 
-static const nnp_tensor *xb_shape(const xb_state *s, int v) { return v < 0 ? NULL : nnp_plan_value(s->shapes, v); }
+static const nnp_tensor *xb_shape(const xb_state *s, int v) { return v < 0 ? NULL : nnp_graph_shape(s->shapes, v); }
 
 /* Data of a value known at load time as fp32, or NULL. */
 static const float *xb_const(const xb_state *s, int v) {
-  if (v < 0 || !nnp_plan_value_is_constant(s->shapes, v)) return NULL;
+  if (v < 0 || !nnp_graph_shape_known(s->shapes, v)) return NULL;
   const nnp_tensor *t = xb_shape(s, v);
   return t && t->dtype == NNP_F32 ? t->data : NULL;
 }
@@ -347,7 +348,7 @@ static nnp_status xb_node(xb_state *s, int ni, bool *skip, const char **why) {
   /* computed at load time by the native plan (shape arithmetic and the like) */
   bool all_known = true;
   for (int k = 0; k < n->n_outputs; k++)
-    if (n->outputs[k] >= 0 && !nnp_plan_value_is_constant(s->shapes, n->outputs[k])) all_known = false;
+    if (n->outputs[k] >= 0 && !nnp_graph_shape_known(s->shapes, n->outputs[k])) all_known = false;
   if (all_known) return NNP_OK;
   for (int k = 0; k < n->n_outputs; k++) {
     const nnp_tensor *t = xb_shape(s, n->outputs[k]);
@@ -490,7 +491,7 @@ static nnp_status xb_build(xb_state *s) {
       for (int k = 0; k < g->nodes[ni].n_outputs; k++) {
         int v = g->nodes[ni].outputs[k];
         uint32_t id;
-        if (v >= 0 && s->ids[v] == XNN_INVALID_VALUE_ID && xb_shape(s, v) && !nnp_plan_value_is_constant(s->shapes, v))
+        if (v >= 0 && s->ids[v] == XNN_INVALID_VALUE_ID && xb_shape(s, v) && !nnp_graph_shape_known(s->shapes, v))
           (void)xb_define_act(s, v, &id);
       }
     } else {
@@ -518,7 +519,7 @@ static void xb_free(xb_state *s) {
   for (int i = 0; i < s->n_in; i++) nnp_free(s->in[i].t.data), nnp_free(s->in[i].nhwc);
   for (int i = 0; i < s->n_out; i++) nnp_free(s->out[i].t.data), nnp_free(s->out[i].nhwc);
   nnp_free(s->ids);
-  nnp_plan_destroy(s->shapes);
+  nnp_graph_shapes_destroy(s->shapes);
   nnp_free(s);
 }
 
@@ -546,7 +547,10 @@ static nnp_status xb_compile(nnp_graph *g, pthreadpool_t pool, uint32_t rt_flags
   xb_state *s = nnp_calloc(1, sizeof *s);
   if (!s) return nnp_error(NNP_ERR_NOMEM, "out of memory");
   s->g = g;
-  nnp_status st = nnp_plan_compile(g, po, &s->shapes);
+  nnp_tensor inputs[XB_MAX_IO];
+  nnp_status st = nnp_graph_check_ops(g);
+  for (int i = 0; i < g->n_inputs && st == NNP_OK; i++) st = nnp_resolve_input_shape(g, po, i, &inputs[i]);
+  if (st == NNP_OK) st = nnp_graph_shapes_infer(g, inputs, &s->shapes);
   if (st == NNP_OK) {
     s->n_in = g->n_inputs;
     s->n_out = g->n_outputs;
@@ -569,8 +573,8 @@ static nnp_status xb_compile(nnp_graph *g, pthreadpool_t pool, uint32_t rt_flags
     xb_free(s);
     return st;
   }
-  /* the shapes plan is no longer needed: free its buffers before timing starts */
-  nnp_plan_destroy(s->shapes);
+  /* the inferred shapes are no longer needed: free their buffers before timing starts */
+  nnp_graph_shapes_destroy(s->shapes);
   s->shapes = NULL;
   *out = s;
   return NNP_OK;
@@ -653,8 +657,8 @@ static nnp_status xb_load(const nnp_backend_config *cfg, void **state, nnp_load_
   nnp_status st = nnp_onnx_load(cfg->model_path, NULL, &b->g);
   double t1 = now_s();
   nnp_plan_options_default(&b->po);
-  b->po.passes = 0; /* node for node as in the file: the translation sees the model itself */
-  b->po.batch_lanes = false; /* the plan is only a shape oracle: no batch-1 lane plans */
+  /* only the input shapes of po are read: the translation infers the model's own shapes,
+   * node for node as in the file (no passes, no plan) */
   b->po.n_shapes = cfg->n_shapes;
   memcpy(b->po.shapes, cfg->shapes, sizeof b->po.shapes);
   if (st == NNP_OK && cfg->threads > 1) {

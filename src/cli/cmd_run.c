@@ -21,7 +21,9 @@ static const char run_help[] =
     "random values (uniform in [-1, 1) for float inputs, zeros for integer/bool inputs).\n\n"
     "options:\n"
     "  --input NAME=FILE      value of input NAME from a .npy or .pb (TensorProto) file; the\n"
-    "                         file's shape is used as the input shape (repeatable)\n"
+    "                         file's shape is used as the input shape (repeatable); an input\n"
+    "                         that sets a shape (a Reshape's shape, Slice bounds, ...) is\n"
+    "                         taken as the constant its file holds\n"
     "  --output-dir DIR       write each output as DIR/<output name>.npy\n"
     "  --seed N               seed of the random inputs (default 1)\n"
     "  --quiet                print nothing but errors\n"
@@ -81,6 +83,25 @@ static void print_summary(const char *name, const nnp_tensor *t) {
       }
     printf("  %-24s top-5 of row 0: %d %d %d %d %d\n", "", top[0], top[1], top[2], top[3], top[4]);
   }
+}
+
+/* Compiles the plan. When an op needs an input's value at load time (a Reshape's shape,
+ * Slice's bounds, Resize's scales, ...) and that input is given as a file, the file's
+ * value is what it is for this run: the inputs given as files are then frozen to their
+ * values (nnp_plan_options.consts) and the plan compiled again. A plan that compiles
+ * without freezing is kept as it is, so what can run at run time still does. */
+static nnp_status compile_with_files(const nnp_graph *g, nnp_plan_options *po, const input_file *files,
+                                     int n_files, nnp_plan **plan) {
+  nnp_status s = nnp_plan_compile(g, po, plan);
+  if (s != NNP_ERR_UNSUPPORTED || n_files == 0 || !strstr(nnp_last_error(), "must be known when the model is loaded"))
+    return s;
+  for (int f = 0; f < n_files && po->n_consts < NNP_PLAN_MAX_BINDINGS; f++) {
+    po->consts[po->n_consts].input = files[f].name;
+    po->consts[po->n_consts].value = &files[f].t;
+    po->n_consts++;
+  }
+  nnp_clear_error();
+  return nnp_plan_compile(g, po, plan);
 }
 
 int nnp_cmd_run(int argc, char **argv) {
@@ -156,7 +177,7 @@ int nnp_cmd_run(int argc, char **argv) {
     memcpy(b->dims, files[f].t.dims, sizeof b->dims);
   }
   cli_apply_batch(&mo, g);
-  if (nnp_plan_compile(g, &mo.plan, &plan) != NNP_OK) {
+  if (compile_with_files(g, &mo.plan, files, n_files, &plan) != NNP_OK) {
     rc = cli_fail(mo.model);
     goto done;
   }

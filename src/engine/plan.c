@@ -1,27 +1,23 @@
-/* Plan compilation and execution with the reference kernels.
+/* Plan compilation and execution.
  *
- * Compile walks the nodes in topological order, infers every output's shape, and
+ * Compile takes the graph's shapes from shape inference (ir/shape_infer.h), which also
  * evaluates at load time the nodes whose inputs are all known and whose outputs are
  * small (shape arithmetic such as Shape -> Gather -> Concat -> Reshape), so that shapes
- * depending on them are static. Every other node becomes a step. Each value owns its
- * own buffer (memory planning is a later pass). */
+ * depending on them are static. Every other node becomes a step, whose op may pick a
+ * fast kernel. Runtime intermediates get arena offsets from the memory plan, or each
+ * its own buffer without one. */
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/batch_lanes.h"
 #include "engine/memory_plan.h"
-#include "engine/op_eval.h"
+#include "ir/shape_infer.h"
 #include "nnperf/alloc.h"
 #include "nnperf/engine.h"
 #include "nnperf/passes.h"
 #include "ops/fast_ops.h"
 #include "ops/op.h"
 #include "util/threadpool.h"
-
-/* Nodes whose inputs are all known are evaluated at load time when their outputs hold
- * at most this many elements: enough for any shape computation, small enough that
- * load-time evaluation never hides real compute from the timed run. */
-#define NNP_FOLD_MAX_ELEMS 4096
 
 typedef struct plan_value {
   nnp_tensor t;
@@ -51,7 +47,6 @@ struct nnp_plan {
   void *scratch;
   size_t scratch_size;
   void *arena;           /* planned intermediates (memory_plan), NULL otherwise */
-  bool shapes_only;      /* the passes' shape oracle: runtime values get no buffers */
   bool defer_buffers;    /* memory plan: runtime values get arena offsets after compile,
                           * so compile never holds a buffer per value (the naive peak) */
   nnp_plan_memory mem;
@@ -143,44 +138,33 @@ nnp_status nnp_resolve_input_shape(const nnp_graph *g, const nnp_plan_options *o
   return NNP_OK;
 }
 
-static nnp_status bind_input(nnp_plan *p, const nnp_plan_options *opt, int i) {
-  int v = p->g->inputs[i];
-  const nnp_value *val = &p->g->values[v];
-  nnp_tensor *t = &p->values[v].t;
-  for (int k = 0; k < opt->n_consts; k++) {
-    if (strcmp(opt->consts[k].input, val->name) != 0) continue;
-    const nnp_tensor *c = opt->consts[k].value;
-    if (val->dtype != NNP_UNDEFINED && c->dtype != val->dtype)
+/* The dtype and shape of each graph input under opt (ir/shape_infer.h's inputs): a
+ * frozen input's value is borrowed from opt (shape inference copies it). */
+static nnp_status resolve_inputs(const nnp_graph *g, const nnp_plan_options *opt, nnp_tensor *inputs) {
+  for (int i = 0; i < g->n_inputs; i++) {
+    const nnp_value *val = &g->values[g->inputs[i]];
+    const nnp_tensor *frozen = NULL;
+    for (int k = 0; k < opt->n_consts && !frozen; k++)
+      if (strcmp(opt->consts[k].input, val->name) == 0) frozen = opt->consts[k].value;
+    if (!frozen) {
+      NNP_TRY(nnp_resolve_input_shape(g, opt, i, &inputs[i]));
+      continue;
+    }
+    if (val->dtype != NNP_UNDEFINED && frozen->dtype != val->dtype)
       return nnp_error(NNP_ERR_SHAPE, "input '%s' is %s, the frozen value is %s", val->name,
-                       nnp_dtype_name(val->dtype), nnp_dtype_name(c->dtype));
-    NNP_TRY(nnp_tensor_clone(c, t));
-    p->values[v].owns = true;
-    p->values[v].known = true;
-    return NNP_OK;
+                       nnp_dtype_name(val->dtype), nnp_dtype_name(frozen->dtype));
+    inputs[i] = *frozen;
   }
-  NNP_TRY(nnp_resolve_input_shape(p->g, opt, i, t));
-  p->values[v].owns = true;
-  nnp_status s = nnp_tensor_alloc(t);
-  if (s != NNP_OK) return nnp_error_context(s, "input '%s'", val->name);
   return NNP_OK;
 }
 
-/* Lists every node whose op nnperf lacks, in one message. */
-static nnp_status check_ops(const nnp_graph *g) {
-  char msg[900];
-  size_t used = 0;
-  int missing = 0;
-  for (int i = 0; i < g->n_nodes; i++) {
-    const nnp_node *n = &g->nodes[i];
-    if (nnp_op_get(n->op)) continue;
-    if (missing < 6 && used < sizeof msg)
-      used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s%s%s (node '%s')", missing ? ", " : "",
-                               n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op_type, n->name);
-    missing++;
-  }
-  if (!missing) return NNP_OK;
-  if (missing > 6 && used < sizeof msg) snprintf(msg + used, sizeof msg - used, " and %d more", missing - 6);
-  return nnp_error(NNP_ERR_UNSUPPORTED, "unsupported op%s: %s", missing > 1 ? "s" : "", msg);
+static nnp_status grow_scratch(nnp_plan *p, size_t bytes) {
+  if (bytes <= p->scratch_size) return NNP_OK;
+  nnp_aligned_free(p->scratch);
+  p->scratch = nnp_aligned_alloc(bytes);
+  p->scratch_size = p->scratch ? bytes : 0;
+  if (!p->scratch) return nnp_error(NNP_ERR_NOMEM, "cannot allocate %zu bytes of scratch", bytes);
+  return NNP_OK;
 }
 
 /* Lets the op pick a fast kernel (ops/op.h, prepare): it sees the data of known inputs
@@ -200,89 +184,27 @@ static nnp_status prepare_fast(nnp_plan *p, const nnp_graph *g, plan_step *st, c
   nnp_op_ctx ctx = {.node = n, .opset = g->opset, .n_in = n->n_inputs, .in = in_view, .n_out = n->n_outputs,
                     .out = outp, .pool = p->pool};
   NNP_TRY(nnp_op_prepare(n->op)(&ctx, false, &st->fast));
-  if (st->fast.run && st->fast.scratch_needed > p->scratch_size) {
-    nnp_aligned_free(p->scratch);
-    p->scratch = nnp_aligned_alloc(st->fast.scratch_needed);
-    p->scratch_size = p->scratch ? st->fast.scratch_needed : 0;
-    if (!p->scratch)
-      return nnp_error(NNP_ERR_NOMEM, "cannot allocate %zu bytes of scratch", st->fast.scratch_needed);
-  }
-  return NNP_OK;
+  return st->fast.run ? grow_scratch(p, st->fast.scratch_needed) : NNP_OK;
 }
 
-static nnp_status compile_node(nnp_plan *p, const nnp_graph *g, int i, int *n_in_used, int *n_out_used) {
+/* Node i, which shape inference left to run time, becomes a step: its outputs get
+ * buffers (or, with a memory plan, arena offsets later) and its op may pick a fast
+ * kernel. */
+static nnp_status add_step(nnp_plan *p, const nnp_graph *g, int i, int *n_in_used, int *n_out_used) {
   const nnp_node *n = &g->nodes[i];
-  const nnp_op_info *info = nnp_op_get(n->op);
-  for (int k = 0; k < info->min_outputs && k < n->n_outputs; k++) /* kernels write required outputs */
-    if (n->outputs[k] < 0) return nnp_error(NNP_ERR_FORMAT, "required output %d is omitted", k);
   const nnp_tensor **in = p->in_ptrs + *n_in_used;
   nnp_tensor **outp = p->out_ptrs + *n_out_used;
-  bool all_known = true;
-  for (int k = 0; k < n->n_inputs; k++) {
-    int v = n->inputs[k];
-    in[k] = v >= 0 ? &p->values[v].t : NULL;
-    if (v >= 0 && !p->values[v].known) all_known = false;
-  }
-  /* Infer into a local array, then copy into the value tensors. */
-  nnp_tensor out_local[n->n_outputs > 0 ? n->n_outputs : 1];
-  /* Values not known at load time are passed to infer() without data, as the contract
-   * says; keep their (runtime) buffers aside meanwhile. */
-  void *saved[n->n_inputs > 0 ? n->n_inputs : 1];
-  for (int k = 0; k < n->n_inputs; k++) {
-    int v = n->inputs[k];
-    saved[k] = v >= 0 ? p->values[v].t.data : NULL;
-    if (v >= 0 && !p->values[v].known) p->values[v].t.data = NULL;
-  }
-  size_t scratch = 0;
-  nnp_status s = nnp_op_infer(n, g->opset, n->n_inputs, in, n->n_outputs, out_local, &scratch);
-  /* restore in reverse: a value used twice (Mul(x, x)) was saved as NULL the second time */
-  for (int k = n->n_inputs - 1; k >= 0; k--)
-    if (n->inputs[k] >= 0) p->values[n->inputs[k]].t.data = saved[k];
-  if (s != NNP_OK) return s;
-  int64_t out_elems = 0;
-  for (int k = 0; k < n->n_outputs; k++) out_elems += nnp_tensor_numel(&out_local[k]);
-  /* a node whose outputs are all empty has nothing to compute: it never becomes a step */
-  bool fold = (info->flags & NNP_OPF_SHAPE_ONLY) || (all_known && out_elems <= NNP_FOLD_MAX_ELEMS);
-  if (out_elems == 0) {
-    for (int k = 0; k < n->n_outputs; k++) {
-      int v = n->outputs[k];
-      if (v < 0) continue;
-      plan_value *pv = &p->values[v];
-      pv->t = out_local[k];
-      pv->t.data = NULL;
-      pv->used = pv->owns = pv->known = true;
-      NNP_TRY(nnp_tensor_alloc(&pv->t));
-    }
-    return NNP_OK;
-  }
+  for (int k = 0; k < n->n_inputs; k++) in[k] = n->inputs[k] >= 0 ? &p->values[n->inputs[k]].t : NULL;
   for (int k = 0; k < n->n_outputs; k++) {
     int v = n->outputs[k];
-    outp[k] = v >= 0 ? &p->values[v].t : NULL;
-    if (v < 0) continue; /* omitted optional output: the kernel sees NULL */
-    plan_value *pv = &p->values[v];
-    pv->t = out_local[k];
-    pv->t.data = NULL;
-    pv->used = true;
-    pv->owns = true;
-    if (!(p->shapes_only || p->defer_buffers) || fold) NNP_TRY(nnp_tensor_alloc(&pv->t));
-  }
-  if ((!p->shapes_only || fold) && scratch > p->scratch_size) {
-    nnp_aligned_free(p->scratch);
-    p->scratch = nnp_aligned_alloc(scratch);
-    p->scratch_size = p->scratch ? scratch : 0;
-    if (!p->scratch) return nnp_error(NNP_ERR_NOMEM, "cannot allocate %zu bytes of scratch", scratch);
-  }
-  if (fold) {
-    nnp_op_ctx ctx = {.node = n, .opset = g->opset, .n_in = n->n_inputs, .in = in, .n_out = n->n_outputs,
-                      .out = outp, .scratch = p->scratch, .scratch_size = p->scratch_size};
-    NNP_TRY(info->ref(&ctx));
-    for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k] >= 0) p->values[n->outputs[k]].known = true;
-    return NNP_OK;
+    outp[k] = v >= 0 ? &p->values[v].t : NULL; /* omitted optional output: the kernel sees NULL */
+    if (v < 0) continue;
+    p->values[v].owns = true;
+    if (!p->defer_buffers) NNP_TRY(nnp_tensor_alloc(&p->values[v].t));
   }
   plan_step *st = &p->steps[p->n_steps++];
   st->node = n;
-  st->info = info;
+  st->info = nnp_op_get(n->op);
   st->first_in = *n_in_used;
   st->first_out = *n_out_used;
   *n_in_used += n->n_inputs;
@@ -374,23 +296,36 @@ static nnp_status plan_memory(nnp_plan *p) {
   return s;
 }
 
-static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, bool shapes_only, nnp_plan **out) {
-  *out = NULL;
+/* Takes over the inferred tensors (the data of values known at load time moves into the
+ * plan), gives the non-frozen inputs their buffers, and sizes the scratch. */
+static nnp_status adopt_shapes(nnp_plan *p, nnp_graph_shapes *sh) {
+  const nnp_graph *g = p->g;
+  size_t scratch = 0;
+  for (int v = 0; v < g->n_values; v++) {
+    nnp_value_shape *vs = &sh->values[v];
+    p->values[v] = (plan_value){.t = vs->t, .used = vs->used, .known = vs->known, .owns = vs->owns};
+    vs->owns = false;
+  }
+  for (int i = 0; i < g->n_nodes; i++) scratch = sh->scratch[i] > scratch ? sh->scratch[i] : scratch;
+  for (int k = 0; k < g->n_inputs; k++) {
+    plan_value *pv = &p->values[g->inputs[k]];
+    if (pv->known) continue; /* frozen: its value is already there */
+    pv->owns = true;
+    nnp_status s = nnp_tensor_alloc(&pv->t);
+    if (s != NNP_OK) return nnp_error_context(s, "input '%s'", g->values[g->inputs[k]].name);
+  }
+  return grow_scratch(p, scratch);
+}
+
+static nnp_status alloc_plan(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
   nnp_plan *p = nnp_calloc(1, sizeof *p);
   if (!p) return oom();
+  *out = p;
   p->g = g;
-  p->shapes_only = shapes_only;
-  p->defer_buffers = opt->memory_plan && !shapes_only;
-  /* the passes' shape oracle never runs: no kernels to prepare, no threads */
-  p->fast_kernels = opt->fast_kernels && !shapes_only;
+  p->defer_buffers = opt->memory_plan;
+  p->fast_kernels = opt->fast_kernels;
   /* threads <= 0 (options zeroed by hand rather than defaulted) means the caller only */
-  if (opt->threads > 1 && !shapes_only) {
-    nnp_status ps = nnp_threadpool_create(opt->threads, &p->pool);
-    if (ps != NNP_OK) {
-      nnp_free(p);
-      return ps;
-    }
-  }
+  if (opt->threads > 1) NNP_TRY(nnp_threadpool_create(opt->threads, &p->pool));
   size_t total_in = 0, total_out = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     total_in += (size_t)g->nodes[i].n_inputs;
@@ -400,42 +335,35 @@ static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt,
   p->steps = nnp_calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof *p->steps);
   p->in_ptrs = nnp_calloc(total_in ? total_in : 1, sizeof *p->in_ptrs);
   p->out_ptrs = nnp_calloc(total_out ? total_out : 1, sizeof *p->out_ptrs);
-  nnp_status s = NNP_OK;
-  if (!p->values || !p->steps || !p->in_ptrs || !p->out_ptrs) {
-    s = oom();
-    goto fail;
-  }
-  for (int v = 0; v < g->n_values; v++) {
-    const nnp_value *val = &g->values[v];
-    if (val->kind == NNP_VALUE_INITIALIZER && val->init) {
-      p->values[v].t = *val->init; /* borrowed from the graph */
-      p->values[v].known = p->values[v].used = true;
-    }
-  }
-  for (int k = 0; k < g->n_inputs; k++) {
-    s = bind_input(p, opt, k);
-    if (s != NNP_OK) goto fail;
-    p->values[g->inputs[k]].used = true;
-  }
+  if (!p->values || !p->steps || !p->in_ptrs || !p->out_ptrs) return oom();
+  return NNP_OK;
+}
+
+/* Compiles g (shapes inferred for inputs) into a plan: every node shape inference did not
+ * evaluate becomes a step. */
+static nnp_status compile_graph(const nnp_graph *g, const nnp_plan_options *opt, const nnp_tensor *inputs,
+                                nnp_plan **out) {
+  *out = NULL;
+  nnp_plan *p = NULL;
+  nnp_graph_shapes *sh = NULL;
+  nnp_status s = alloc_plan(g, opt, &p);
+  if (s == NNP_OK) s = nnp_graph_shapes_infer(g, inputs, &sh);
+  if (s == NNP_OK) s = adopt_shapes(p, sh);
   int n_in_used = 0, n_out_used = 0;
-  for (int i = 0; i < g->n_nodes; i++) {
-    s = compile_node(p, g, i, &n_in_used, &n_out_used);
-    if (s != NNP_OK) {
-      s = nnp_error_context(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op_type);
-      goto fail;
-    }
+  for (int i = 0; s == NNP_OK && i < g->n_nodes; i++) {
+    if (sh->evaluated[i]) continue;
+    s = add_step(p, g, i, &n_in_used, &n_out_used);
+    if (s != NNP_OK) s = nnp_error_context(s, "node '%s' (%s)", g->nodes[i].name, g->nodes[i].op_type);
   }
-  if (opt->memory_plan) {
-    s = plan_memory(p);
-    if (s != NNP_OK) goto fail;
-  } else {
-    p->mem.naive = p->mem.planned = nnp_plan_activation_bytes(p);
+  nnp_graph_shapes_destroy(sh);
+  if (s == NNP_OK && opt->memory_plan) s = plan_memory(p);
+  if (s == NNP_OK && !opt->memory_plan) p->mem.naive = p->mem.planned = nnp_plan_activation_bytes(p);
+  if (s != NNP_OK) {
+    nnp_plan_destroy(p);
+    return s;
   }
   *out = p;
   return NNP_OK;
-fail:
-  nnp_plan_destroy(p);
-  return s;
 }
 
 /* Batch lanes (engine/batch_lanes.h) when asked for: lane plans compile from the graph
@@ -450,9 +378,31 @@ static nnp_status add_lanes(nnp_plan **pp, const nnp_graph *src, const nnp_plan_
   return s;
 }
 
-/* Graph passes run on a clone: the caller's graph stays as it is. The passes read
- * shapes and types from a plan of the unrewritten graph (compiled without passes and
- * without a memory plan, then dropped), so fusions depending on them are exact. */
+/* Graph passes run on a clone: the caller's graph stays as it is. The passes read the
+ * clone's shapes as inferred before they run (ir/shape_infer.h); the plan is then
+ * compiled once, from the rewritten clone. */
+static nnp_status compile_with_passes(const nnp_graph *g, const nnp_plan_options *opt, const nnp_tensor *inputs,
+                                      nnp_plan **out) {
+  nnp_graph *clone = NULL;
+  nnp_graph_shapes *sh = NULL;
+  nnp_status s = nnp_graph_clone(g, true, &clone);
+  if (s == NNP_OK) s = nnp_graph_shapes_infer(clone, inputs, &sh);
+  if (s == NNP_OK) {
+    nnp_graph_shapes_apply(clone, sh);
+    s = nnp_passes_run(clone, opt->passes, sh, NULL);
+  }
+  nnp_graph_shapes_destroy(sh);
+  if (s == NNP_OK) s = compile_graph(clone, opt, inputs, out);
+  if (s != NNP_OK) {
+    if (clone) nnp_graph_unshare(clone, g);
+    nnp_graph_destroy(clone);
+    return s;
+  }
+  (*out)->owned_graph = clone;
+  (*out)->user_graph = g;
+  return NNP_OK;
+}
+
 nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp_plan **out) {
   nnp_plan_options defaults;
   if (!opt) {
@@ -460,28 +410,11 @@ nnp_status nnp_plan_compile(const nnp_graph *g, const nnp_plan_options *opt, nnp
     opt = &defaults;
   }
   *out = NULL;
-  NNP_TRY(check_ops(g));
-  if (!(opt->passes & NNP_PASS_ALL)) {
-    NNP_TRY(compile_graph(g, opt, false, out));
-    return add_lanes(out, g, opt);
-  }
-  nnp_plan_options plain = *opt;
-  plain.passes = 0;
-  plain.memory_plan = false;
-  nnp_plan *shapes = NULL;
-  NNP_TRY(compile_graph(g, &plain, true, &shapes));
-  nnp_graph *clone = NULL;
-  nnp_status s = nnp_graph_clone(g, true, &clone);
-  if (s == NNP_OK) s = nnp_passes_run(clone, opt->passes, shapes, NULL);
-  nnp_plan_destroy(shapes);
-  if (s == NNP_OK) s = compile_graph(clone, opt, false, out);
-  if (s != NNP_OK) {
-    nnp_graph_unshare(clone, g);
-    nnp_graph_destroy(clone);
-    return s;
-  }
-  (*out)->owned_graph = clone;
-  (*out)->user_graph = g;
+  NNP_TRY(nnp_graph_check_ops(g));
+  nnp_tensor inputs[g->n_inputs > 0 ? g->n_inputs : 1];
+  NNP_TRY(resolve_inputs(g, opt, inputs));
+  if (opt->passes & NNP_PASS_ALL) NNP_TRY(compile_with_passes(g, opt, inputs, out));
+  else NNP_TRY(compile_graph(g, opt, inputs, out));
   return add_lanes(out, g, opt);
 }
 

@@ -67,6 +67,18 @@ bool nnp_cpu_has_avx512_vnni(void) {
   return f->avx2 && f->fma && f->avx512vl && f->avx512vnni;
 }
 
+const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void) {
+  /* Benign race, as in nnp_cpu_get: every thread computes the same value. */
+  static nnp_cpu_dispatch t;
+  static volatile int done;
+  if (!done) {
+    t.blocked_layout = nnp_cpu_has_avx512f();
+    t.winograd = nnp_cpu_has_avx512f() && !getenv("NNP_NOWINO");
+    done = 1;
+  }
+  return &t;
+}
+
 const char *nnp_cpu_kernel_isa(void) {
   const nnp_cpu_features *f = nnp_cpu_get();
   if (!(f->avx2 && f->fma)) return "generic";

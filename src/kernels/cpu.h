@@ -28,4 +28,14 @@ bool nnp_cpu_has_avx512_vnni(void);
 /* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
 const char *nnp_cpu_kernel_isa(void);
 
+/* Dispatch decisions that are not one ISA bit, filled once with the features (as
+ * XNNPACK's configs are) and queried by the passes and kernels, so no pass tests CPU
+ * features and no kernel reads the environment itself. */
+typedef struct nnp_cpu_dispatch {
+  bool blocked_layout; /* the NCHW16c pass pays: the AVX-512 blocked tile runs (AVX-512F) */
+  bool winograd;       /* 3x3 stride-1 convs may take Winograd F(4,3): AVX-512F and
+                        * NNP_NOWINO unset (NNP_NOWINO=1 keeps them on the direct tiles) */
+} nnp_cpu_dispatch;
+const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void);
+
 #endif

@@ -25,7 +25,7 @@ struct nnp_wino {
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
-  return nnp_cpu_has_avx512f() && nnp_wino_avx512_built() && !getenv("NNP_NOWINO") && d->group == 1 && d->kh == 3 && d->kw == 3 &&
+  return nnp_cpu_dispatch_get()->winograd && nnp_wino_avx512_built() && d->group == 1 && d->kh == 3 && d->kw == 3 &&
          d->sh == 1 && d->sw == 1 && d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 &&
          ((d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W) ||
           (d->n >= NNP_WINO_MIN_BATCH && d->oh >= NNP_WINO_MIN_W / 2 && d->ow >= NNP_WINO_MIN_W / 2));

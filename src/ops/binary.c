@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 /* ---------------------------------------------------------------------------------- */
@@ -678,13 +679,14 @@ static nnp_status ref_prelu(nnp_op_ctx *octx) {
 /* Descriptors                                                                        */
 /* ---------------------------------------------------------------------------------- */
 
-#define BINARY_OP(sym, nm)                                                              \
+#define BINARY_OP_FAST(sym, nm, prep)                                                   \
   const nnp_op_info nnp_op_##sym = {.name = nm, .min_inputs = 2, .max_inputs = 2,      \
                                     .min_outputs = 1, .max_outputs = 1,                \
-                                    .infer = infer_##sym, .ref = ref_##sym};
-BINARY_OP(add, "Add")
+                                    .infer = infer_##sym, .ref = ref_##sym, .prepare = prep};
+#define BINARY_OP(sym, nm) BINARY_OP_FAST(sym, nm, NULL)
+BINARY_OP_FAST(add, "Add", nnp_prepare_eltwise_binary)
 BINARY_OP(sub, "Sub")
-BINARY_OP(mul, "Mul")
+BINARY_OP_FAST(mul, "Mul", nnp_prepare_eltwise_binary)
 BINARY_OP(div, "Div")
 BINARY_OP(pow, "Pow")
 BINARY_OP(equal, "Equal")

@@ -41,7 +41,7 @@ static nnp_status make(const nnp_op_ctx *ctx, int act, float lo, float hi, int b
   return NNP_OK;
 }
 
-static nnp_status prepare_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0];
   if (x->dtype != NNP_F32 || !nnp_tensor_same_shape(x, ctx->out[0])) return NNP_OK;
@@ -65,7 +65,7 @@ static nnp_status prepare_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kern
   return NNP_OK;
 }
 
-static nnp_status prepare_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1];
   if (a->dtype != NNP_F32 || b->dtype != NNP_F32 || !nnp_tensor_same_shape(a, b) ||
@@ -78,19 +78,5 @@ static nnp_status prepare_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
 
 nnp_prepare_fn nnp_op_prepare(int op) {
   const nnp_op_info *info = nnp_op_get(op);
-  if (info && info->prepare) return info->prepare;
-  switch (op) {
-    case NNP_OP_RELU:
-    case NNP_OP_CLIP:
-    case NNP_OP_SIGMOID:
-    case NNP_OP_HARD_SWISH: return prepare_act;
-    case NNP_OP_ADD:
-    case NNP_OP_MUL: return prepare_binary;
-    case NNP_OP_MAX_POOL:
-    case NNP_OP_GLOBAL_AVERAGE_POOL: return nnp_prepare_pool;
-    case NNP_OP_QLINEAR_CONV: return nnp_prepare_qlinear_conv;
-    case NNP_OP_QUANTIZE_LINEAR:
-    case NNP_OP_DEQUANTIZE_LINEAR: return nnp_prepare_quantize;
-    default: return NULL;
-  }
+  return info ? info->prepare : NULL;
 }

@@ -22,8 +22,13 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
  * scalar parameters -> kernels/qeltwise.h (ops/fast_qeltwise.c) */
 nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
-/* The op's prepare hook: nnp_op_info.prepare, or one of the elementwise fast paths
- * kept here so that the op files need no change; NULL when there is none. */
+/* Relu, Clip, Sigmoid, HardSwish and Add, Mul on float32 -> kernels/eltwise.h
+ * (ops/fast_eltwise.c) */
+nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+
+/* The op's prepare hook, NULL when there is none. There is one way for an op to have a
+ * fast kernel: its nnp_op_info.prepare (set in the op's own descriptor). */
 nnp_prepare_fn nnp_op_prepare(int op);
 
 #endif

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 #include "ops/spatial.h"
 
@@ -249,7 +250,8 @@ static nnp_status ref_average_pool(nnp_op_ctx *ctx) { return ref_pool(ctx, false
 
 const nnp_op_info nnp_op_max_pool = {.name = "MaxPool", .min_inputs = 1, .max_inputs = 1,
                                      .min_outputs = 1, .max_outputs = 2,
-                                     .infer = infer_max_pool, .ref = ref_max_pool};
+                                     .infer = infer_max_pool, .ref = ref_max_pool,
+                                     .prepare = nnp_prepare_pool};
 const nnp_op_info nnp_op_average_pool = {.name = "AveragePool", .min_inputs = 1, .max_inputs = 1,
                                          .min_outputs = 1, .max_outputs = 1,
                                          .infer = infer_average_pool, .ref = ref_average_pool};
@@ -312,7 +314,8 @@ static nnp_status ref_global_max_pool(nnp_op_ctx *ctx) { return ref_global_pool(
 
 const nnp_op_info nnp_op_global_average_pool = {
     .name = "GlobalAveragePool", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-    .max_outputs = 1, .infer = infer_global_pool, .ref = ref_global_average_pool};
+    .max_outputs = 1, .infer = infer_global_pool, .ref = ref_global_average_pool,
+    .prepare = nnp_prepare_pool};
 const nnp_op_info nnp_op_global_max_pool = {
     .name = "GlobalMaxPool", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
     .max_outputs = 1, .infer = infer_global_pool, .ref = ref_global_max_pool};

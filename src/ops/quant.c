@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 #define ALIGN64(n) (((n) + 63) & ~(size_t)63)
@@ -137,7 +138,8 @@ static nnp_status ref_quantize_linear(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_quantize_linear = {.name = "QuantizeLinear", .min_inputs = 2, .max_inputs = 3,
                                             .min_outputs = 1, .max_outputs = 1,
-                                            .infer = infer_quantize_linear, .ref = ref_quantize_linear};
+                                            .infer = infer_quantize_linear, .ref = ref_quantize_linear,
+                                            .prepare = nnp_prepare_quantize};
 
 /* ---------------------------------------------------------------------------------
  * DequantizeLinear(x, x_scale, x_zero_point?) -> float32 y. x: uint8, int8, int32. */
@@ -175,7 +177,8 @@ static nnp_status ref_dequantize_linear(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_dequantize_linear = {.name = "DequantizeLinear", .min_inputs = 2, .max_inputs = 3,
                                               .min_outputs = 1, .max_outputs = 1,
-                                              .infer = infer_dequantize_linear, .ref = ref_dequantize_linear};
+                                              .infer = infer_dequantize_linear, .ref = ref_dequantize_linear,
+                                              .prepare = nnp_prepare_quantize};
 
 /* ---------------------------------------------------------------------------------
  * DynamicQuantizeLinear(x) -> y (uint8), y_scale, y_zero_point: the range of x widened
@@ -402,14 +405,15 @@ static nnp_status ref_int(nnp_op_ctx *ctx, const int_op *op) {
   return NNP_OK;
 }
 
-#define DEFINE_INT_OP(sym, NAME, OPDESC, MIN_IN, MAX_IN)                                          \
+#define DEFINE_INT_OP_FAST(sym, NAME, OPDESC, MIN_IN, MAX_IN, PREP)                              \
   static nnp_status infer_##sym(nnp_op_ctx *ctx) { return infer_int(ctx, &OPDESC); }              \
   static nnp_status ref_##sym(nnp_op_ctx *ctx) { return ref_int(ctx, &OPDESC); }                  \
   const nnp_op_info nnp_op_##sym = {.name = NAME, .min_inputs = MIN_IN, .max_inputs = MAX_IN,       \
                                     .min_outputs = 1, .max_outputs = 1, .infer = infer_##sym,      \
-                                    .ref = ref_##sym};
+                                    .ref = ref_##sym, .prepare = PREP};
+#define DEFINE_INT_OP(sym, NAME, OPDESC, MIN_IN, MAX_IN) DEFINE_INT_OP_FAST(sym, NAME, OPDESC, MIN_IN, MAX_IN, NULL)
 
-DEFINE_INT_OP(qlinear_conv, "QLinearConv", OP_QLINEAR_CONV, 8, 9)
+DEFINE_INT_OP_FAST(qlinear_conv, "QLinearConv", OP_QLINEAR_CONV, 8, 9, nnp_prepare_qlinear_conv)
 DEFINE_INT_OP(qlinear_matmul, "QLinearMatMul", OP_QLINEAR_MATMUL, 8, 8)
 DEFINE_INT_OP(conv_integer, "ConvInteger", OP_CONV_INTEGER, 2, 4)
 DEFINE_INT_OP(matmul_integer, "MatMulInteger", OP_MATMUL_INTEGER, 2, 4)

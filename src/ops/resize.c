@@ -111,15 +111,8 @@ static nnp_status read_floats(const nnp_op_ctx *c, int i, const char *what, doub
   return NNP_OK;
 }
 
-static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p) {
-  const nnp_tensor *x = c->in[0];
-  if (!x) return nnp_error(NNP_ERR_SHAPE, "input 0 is missing");
-  if (!nnp_out(c, 0)) return nnp_error(NNP_ERR_SHAPE, "output 0 is omitted");
-  const int r = x->rank;
-  if (r < 1) return nnp_error(NNP_ERR_SHAPE, "input must have rank >= 1, not be a scalar");
-  p->rank = r;
-  for (int i = 0; i < r; i++) p->in[i] = x->dims[i];
-
+/* Interpolation mode, its taps and cubic coefficient, and the input types it takes. */
+static nnp_status rs_read_mode(const nnp_op_ctx *c, int is_upsample, const nnp_tensor *x, rs_plan *p) {
   const char *mode = nnp_attr_string(c->node, "mode", "nearest");
   if (strcmp(mode, "nearest") == 0) p->mode = RS_NEAREST;
   else if (strcmp(mode, "linear") == 0 || (is_upsample && strcmp(mode, "bilinear") == 0)) p->mode = RS_LINEAR;
@@ -141,7 +134,11 @@ static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p)
   if (p->mode != RS_NEAREST && !nnp_dtype_is_float(x->dtype))
     return nnp_error(NNP_ERR_UNSUPPORTED, "mode '%s' on input of type %s is not supported", mode,
                      nnp_dtype_name(x->dtype));
+  return NNP_OK;
+}
 
+/* Coordinate transformation and nearest rounding (fixed in the legacy signatures). */
+static nnp_status rs_read_coord(const nnp_op_ctx *c, int is_upsample, rs_plan *p) {
   const int legacy = is_upsample || c->opset < 11;
   if (legacy) {
     p->coord = CT_ASYMMETRIC;
@@ -158,9 +155,12 @@ static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p)
     p->nearest = (rs_nearest)k;
   }
   p->extrapolation = nnp_attr_float(c->node, "extrapolation_value", 0.0f);
+  return NNP_OK;
+}
 
-  /* Opset 18: scales, sizes and roi may cover a subset of axes. */
-  int axes[NNP_MAX_RANK], na = r;
+/* Opset 18: scales, sizes and roi may cover a subset of axes. */
+static nnp_status rs_read_axes(const nnp_op_ctx *c, int is_upsample, int r, int *axes, int *na) {
+  *na = r;
   for (int i = 0; i < r; i++) axes[i] = i;
   const int64_t *av;
   int nav = is_upsample ? -1 : nnp_attr_ints(c->node, "axes", &av);
@@ -172,18 +172,29 @@ static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p)
       if (seen & (1u << axes[k])) return nnp_error(NNP_ERR_SHAPE, "attribute 'axes' repeats axis %d", axes[k]);
       seen |= 1u << axes[k];
     }
-    na = nav;
+    *na = nav;
   }
+  return NNP_OK;
+}
 
-  /* Where scales / sizes / roi come from in each signature. */
+typedef struct rs_targets {
   double scales[NNP_MAX_RANK], roi[2 * NNP_MAX_RANK];
   int64_t sizes[NNP_MAX_RANK];
+  int ns, nz, nr; /* how many of each were given */
+} rs_targets;
+
+/* Where scales / sizes / roi come from in each signature. */
+static nnp_status rs_read_targets(const nnp_op_ctx *c, int is_upsample, rs_plan *p, int na, rs_targets *t) {
+  const int legacy = is_upsample || c->opset < 11;
+  double *scales = t->scales, *roi = t->roi;
+  int64_t *sizes = t->sizes;
   int ns = 0, nz = 0, nr = 0;
   if (is_upsample && c->opset < 9) {
     const float *f;
     ns = nnp_attr_floats(c->node, "scales", &f);
     if (ns < 0) return nnp_error(NNP_ERR_SHAPE, "attribute 'scales' is required before opset 9");
-    if (ns > NNP_MAX_RANK) return nnp_error(NNP_ERR_SHAPE, "attribute 'scales' has %d values for rank %d", ns, r);
+    if (ns > NNP_MAX_RANK)
+      return nnp_error(NNP_ERR_SHAPE, "attribute 'scales' has %d values for rank %d", ns, p->rank);
     for (int k = 0; k < ns; k++) scales[k] = f[k];
   } else if (legacy) {
     NNP_TRY(read_floats(c, 1, "scales", scales, NNP_MAX_RANK, &ns));
@@ -203,6 +214,85 @@ static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p)
   if (ns && ns != na) return nnp_error(NNP_ERR_SHAPE, "'scales' has %d values, expected %d", ns, na);
   if (nz && nz != na) return nnp_error(NNP_ERR_SHAPE, "input 'sizes' has %d values, expected %d", nz, na);
 
+  t->ns = ns, t->nz = nz, t->nr = nr;
+  return NNP_OK;
+}
+
+/* Output extents from per-axis scales. */
+static nnp_status rs_apply_scales(rs_plan *p, const int *axes, int na, const double *scales) {
+  for (int k = 0; k < na; k++) {
+    const int a = axes[k];
+    const double s = scales[k];
+    if (!(s > 0) || !isfinite(s))
+      return nnp_error(NNP_ERR_SHAPE, "'scales' value %g for axis %d must be positive", s, a);
+    double o = (double)p->in[a] * s;
+    if (p->coord == CT_TF_CROP_AND_RESIZE) o *= p->roi_hi[a] - p->roi_lo[a];
+    if (!(o < RS_MAX_EXTENT))
+      return nnp_error(NNP_ERR_LIMIT, "'scales' value %g for axis %d gives a too large output", s, a);
+    p->out[a] = o > 0 ? (int64_t)floor(o) : 0;
+    p->scale[a] = s;
+    p->len[a] = (double)p->in[a] * s;
+  }
+  return NNP_OK;
+}
+
+/* Output extents from per-axis sizes, under keep_aspect_ratio_policy. */
+static nnp_status rs_apply_sizes(const nnp_op_ctx *c, rs_plan *p, const int *axes, int na, const int64_t *sizes) {
+  const char *pol = nnp_attr_string(c->node, "keep_aspect_ratio_policy", "stretch");
+  const int stretch = strcmp(pol, "stretch") == 0, not_larger = strcmp(pol, "not_larger") == 0;
+  if (!stretch && !not_larger && strcmp(pol, "not_smaller") != 0)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "attribute 'keep_aspect_ratio_policy' value '%s' is not supported", pol);
+  double common = not_larger ? INFINITY : 0.0;
+  for (int k = 0; k < na; k++) {
+    const int a = axes[k];
+    if (sizes[k] < 0 || (double)sizes[k] >= RS_MAX_EXTENT)
+      return nnp_error(NNP_ERR_SHAPE, "input 'sizes' value %lld for axis %d is out of range",
+                       (long long)sizes[k], a);
+    if (p->in[a] == 0 && sizes[k] > 0)
+      return nnp_error(NNP_ERR_SHAPE, "cannot resize axis %d of size 0 to %lld", a, (long long)sizes[k]);
+    p->out[a] = sizes[k];
+    if (p->in[a] > 0) {
+      const double s = (double)sizes[k] / (double)p->in[a];
+      p->scale[a] = s;
+      if (not_larger ? s < common : s > common) common = s;
+    }
+  }
+  if (!stretch && isfinite(common) && common > 0) {
+    /* One scale for all listed axes; the output rounds to nearest (half up). */
+    for (int k = 0; k < na; k++) {
+      const int a = axes[k];
+      const double o = floor(common * (double)p->in[a] + 0.5);
+      if (!(o < RS_MAX_EXTENT)) return nnp_error(NNP_ERR_LIMIT, "resized axis %d is too large", a);
+      p->out[a] = (int64_t)o;
+      p->scale[a] = common;
+    }
+  }
+  for (int k = 0; k < na; k++) {
+    const int a = axes[k];
+    /* sizes/in*in need not round back to sizes exactly; the output length is exact. */
+    p->len[a] = stretch ? (double)p->out[a] : p->scale[a] * (double)p->in[a];
+    if (p->out[a] > 0 && p->scale[a] <= 0)
+      return nnp_error(NNP_ERR_SHAPE, "cannot resize axis %d of size 0", a);
+  }
+  return NNP_OK;
+}
+
+static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p) {
+  const nnp_tensor *x = c->in[0];
+  if (!x) return nnp_error(NNP_ERR_SHAPE, "input 0 is missing");
+  if (!nnp_out(c, 0)) return nnp_error(NNP_ERR_SHAPE, "output 0 is omitted");
+  const int r = x->rank;
+  if (r < 1) return nnp_error(NNP_ERR_SHAPE, "input must have rank >= 1, not be a scalar");
+  p->rank = r;
+  for (int i = 0; i < r; i++) p->in[i] = x->dims[i];
+  NNP_TRY(rs_read_mode(c, is_upsample, x, p));
+  NNP_TRY(rs_read_coord(c, is_upsample, p));
+  int axes[NNP_MAX_RANK], na;
+  NNP_TRY(rs_read_axes(c, is_upsample, r, axes, &na));
+  rs_targets tg;
+  NNP_TRY(rs_read_targets(c, is_upsample, p, na, &tg));
+  const double *roi = tg.roi;
+  const int nr = tg.nr;
   for (int i = 0; i < r; i++) {
     p->out[i] = p->in[i];
     p->scale[i] = 1.0;
@@ -217,58 +307,8 @@ static nnp_status rs_plan_make(const nnp_op_ctx *c, int is_upsample, rs_plan *p)
       return nnp_error(NNP_ERR_SHAPE, "input 'roi' has a non-finite value");
   }
 
-  if (ns) {
-    for (int k = 0; k < na; k++) {
-      const int a = axes[k];
-      const double s = scales[k];
-      if (!(s > 0) || !isfinite(s))
-        return nnp_error(NNP_ERR_SHAPE, "'scales' value %g for axis %d must be positive", s, a);
-      double o = (double)p->in[a] * s;
-      if (p->coord == CT_TF_CROP_AND_RESIZE) o *= p->roi_hi[a] - p->roi_lo[a];
-      if (!(o < RS_MAX_EXTENT))
-        return nnp_error(NNP_ERR_LIMIT, "'scales' value %g for axis %d gives a too large output", s, a);
-      p->out[a] = o > 0 ? (int64_t)floor(o) : 0;
-      p->scale[a] = s;
-      p->len[a] = (double)p->in[a] * s;
-    }
-  } else if (nz) {
-    const char *pol = nnp_attr_string(c->node, "keep_aspect_ratio_policy", "stretch");
-    const int stretch = strcmp(pol, "stretch") == 0, not_larger = strcmp(pol, "not_larger") == 0;
-    if (!stretch && !not_larger && strcmp(pol, "not_smaller") != 0)
-      return nnp_error(NNP_ERR_UNSUPPORTED, "attribute 'keep_aspect_ratio_policy' value '%s' is not supported", pol);
-    double common = not_larger ? INFINITY : 0.0;
-    for (int k = 0; k < na; k++) {
-      const int a = axes[k];
-      if (sizes[k] < 0 || (double)sizes[k] >= RS_MAX_EXTENT)
-        return nnp_error(NNP_ERR_SHAPE, "input 'sizes' value %lld for axis %d is out of range",
-                         (long long)sizes[k], a);
-      if (p->in[a] == 0 && sizes[k] > 0)
-        return nnp_error(NNP_ERR_SHAPE, "cannot resize axis %d of size 0 to %lld", a, (long long)sizes[k]);
-      p->out[a] = sizes[k];
-      if (p->in[a] > 0) {
-        const double s = (double)sizes[k] / (double)p->in[a];
-        p->scale[a] = s;
-        if (not_larger ? s < common : s > common) common = s;
-      }
-    }
-    if (!stretch && isfinite(common) && common > 0) {
-      /* One scale for all listed axes; the output rounds to nearest (half up). */
-      for (int k = 0; k < na; k++) {
-        const int a = axes[k];
-        const double o = floor(common * (double)p->in[a] + 0.5);
-        if (!(o < RS_MAX_EXTENT)) return nnp_error(NNP_ERR_LIMIT, "resized axis %d is too large", a);
-        p->out[a] = (int64_t)o;
-        p->scale[a] = common;
-      }
-    }
-    for (int k = 0; k < na; k++) {
-      const int a = axes[k];
-      /* sizes/in*in need not round back to sizes exactly; the output length is exact. */
-      p->len[a] = stretch ? (double)p->out[a] : p->scale[a] * (double)p->in[a];
-      if (p->out[a] > 0 && p->scale[a] <= 0)
-        return nnp_error(NNP_ERR_SHAPE, "cannot resize axis %d of size 0", a);
-    }
-  }
+  if (tg.ns) NNP_TRY(rs_apply_scales(p, axes, na, tg.scales));
+  else if (tg.nz) NNP_TRY(rs_apply_sizes(c, p, axes, na, tg.sizes));
   for (int a = 0; a < r; a++)
     if (p->in[a] == 0 && p->out[a] > 0)
       return nnp_error(NNP_ERR_SHAPE, "cannot resize axis %d of size 0 to %lld", a, (long long)p->out[a]);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 /* Attribute values of one node, read once per call (never per element). Passed by value
@@ -754,9 +755,10 @@ static nnp_status ref_cast(nnp_op_ctx *ctx) {
 /* Descriptors                                                                        */
 /* ---------------------------------------------------------------------------------- */
 
-#define UNARY_OP(sym, nm, inf, rf) \
+#define UNARY_OP_FAST(sym, nm, inf, rf, prep) \
   const nnp_op_info nnp_op_##sym = {.name = nm, .min_inputs = 1, .max_inputs = 1, \
-                                    .min_outputs = 1, .max_outputs = 1, .infer = inf, .ref = rf};
+                                    .min_outputs = 1, .max_outputs = 1, .infer = inf, .ref = rf, .prepare = prep};
+#define UNARY_OP(sym, nm, inf, rf) UNARY_OP_FAST(sym, nm, inf, rf, NULL)
 
 UNARY_OP(abs, "Abs", infer_numeric, ref_abs)
 UNARY_OP(neg, "Neg", infer_float_or_signed, ref_neg)
@@ -768,11 +770,11 @@ UNARY_OP(floor, "Floor", infer_float, ref_floor)
 UNARY_OP(ceil, "Ceil", infer_float, ref_ceil)
 UNARY_OP(erf, "Erf", infer_float, ref_erf)
 UNARY_OP(tanh, "Tanh", infer_float, ref_tanh)
-UNARY_OP(sigmoid, "Sigmoid", infer_float, ref_sigmoid)
-UNARY_OP(relu, "Relu", infer_float_or_signed, ref_relu)
+UNARY_OP_FAST(sigmoid, "Sigmoid", infer_float, ref_sigmoid, nnp_prepare_eltwise_act)
+UNARY_OP_FAST(relu, "Relu", infer_float_or_signed, ref_relu, nnp_prepare_eltwise_act)
 UNARY_OP(leaky_relu, "LeakyRelu", infer_float, ref_leaky_relu)
 UNARY_OP(hard_sigmoid, "HardSigmoid", infer_float, ref_hard_sigmoid)
-UNARY_OP(hard_swish, "HardSwish", infer_float, ref_hard_swish)
+UNARY_OP_FAST(hard_swish, "HardSwish", infer_float, ref_hard_swish, nnp_prepare_eltwise_act)
 UNARY_OP(gelu, "Gelu", infer_gelu, ref_gelu)
 UNARY_OP(elu, "Elu", infer_float, ref_elu)
 UNARY_OP(selu, "Selu", infer_float, ref_selu)
@@ -783,7 +785,7 @@ UNARY_OP(identity, "Identity", infer_same, ref_identity)
 
 const nnp_op_info nnp_op_clip = {.name = "Clip", .min_inputs = 1, .max_inputs = 3,
                                  .min_outputs = 1, .max_outputs = 1,
-                                 .infer = infer_clip, .ref = ref_clip};
+                                 .infer = infer_clip, .ref = ref_clip, .prepare = nnp_prepare_eltwise_act};
 const nnp_op_info nnp_op_dropout = {.name = "Dropout", .min_inputs = 1, .max_inputs = 3,
                                     .min_outputs = 1, .max_outputs = 2,
                                     .infer = infer_dropout, .ref = ref_dropout};

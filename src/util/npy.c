@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "nnperf/alloc.h"
-#include "onnx/onnx_internal.h" /* nnp_read_file */
+#include "util/regular_file.h" /* nnp_read_file */
 #include "util/atomic_file.h"
 
 static const struct {

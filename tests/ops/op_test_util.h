@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "engine/op_eval.h"
+#include "ops/op_eval.h"
 #include "nnperf/alloc.h"
 #include "nnperf/ir.h"
 #include "ops/op.h"

@@ -3,7 +3,7 @@
  * dilations, zero points (activation and per-channel weight), with and without bias,
  * for the AVX2 and the generic tiles and 1..3 threads; and the cases it must decline
  * (groups, int8 activations, run-time weights). */
-#include "engine/op_eval.h"
+#include "ops/op_eval.h"
 #include "kernels/cpu.h"
 #include "kernels/qgemm.h"
 #include "op_test_util.h"

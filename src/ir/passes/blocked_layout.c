@@ -36,8 +36,8 @@
 #include "ops/conv_desc.h"
 #include "ops/internal_ops.h"
 
-/* Whether node n is a convolution the blocked kernels run (checked on the shapes plan). */
-static bool convertible(const nnp_graph *g, const nnp_plan *shapes, const nnp_node *n) {
+/* Whether node n is a convolution the blocked kernels run (checked on the inferred shapes). */
+static bool convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
   if (n->op != NNP_OP_CONV && n->op != NNP_OP_FUSED_CONV) return false;
   if (n->n_inputs < 2 || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 || n->inputs[1] < 0) return false;
   const nnp_tensor *x = pass_shape(shapes, n->inputs[0]), *y = pass_shape(shapes, n->outputs[0]);
@@ -66,7 +66,7 @@ static bool convertible(const nnp_graph *g, const nnp_plan *shapes, const nnp_no
 
 /* A MaxPool the blocked pool can run: one input and output, 2-D float32 (the window
  * attributes are checked by its prepare hook, which leaves the rest to the reference). */
-static bool pool_convertible(const nnp_plan *shapes, const nnp_node *n) {
+static bool pool_convertible(const nnp_graph_shapes *shapes, const nnp_node *n) {
   if (n->op != NNP_OP_MAX_POOL || n->n_inputs != 1 || n->n_outputs != 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
     return false;
   const int64_t *k = NULL;
@@ -128,7 +128,7 @@ static nnp_status blocked_input(nnp_graph *g, maps *m, int v, int *out) {
 }
 
 /* Node i, if a MaxPool on a value a converted node made blocked: BlockedMaxPool. */
-static nnp_status join_pool(nnp_graph *g, const nnp_plan *shapes, maps *m, int i, int *count) {
+static nnp_status join_pool(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
   if (!pool_convertible(shapes, &g->nodes[i])) return NNP_OK;
   const int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
   if (x >= m->n || y >= m->n || m->blocked[x] < 0) return NNP_OK;
@@ -151,7 +151,7 @@ static nnp_status join_pool(nnp_graph *g, const nnp_plan *shapes, maps *m, int i
 /* Node i, if a 2-D float32 GlobalAveragePool on a value a converted node made blocked:
  * BlockedGlobalAveragePool, which reads the blocked value and writes the NCHW output
  * itself (the network head's pool: its input then needs no FromBlocked). */
-static nnp_status join_gap(nnp_graph *g, const nnp_plan *shapes, maps *m, int i, int *count) {
+static nnp_status join_gap(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
   const nnp_node *n = &g->nodes[i];
   if (strcmp(n->op_type, "GlobalAveragePool") != 0 || n->n_inputs != 1 || n->n_outputs != 1) return NNP_OK;
   const int x = n->inputs[0], y = n->outputs[0];
@@ -169,7 +169,7 @@ static nnp_status join_gap(nnp_graph *g, const nnp_plan *shapes, maps *m, int i,
   return NNP_OK;
 }
 
-static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *conv, int *count) {
+static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, bool *conv, int *count) {
   const int n_nodes = g->n_nodes; /* reorders are appended after these */
   for (int i = 0; i < n_nodes; i++) conv[i] = convertible(g, shapes, &g->nodes[i]);
   for (int i = 0; i < n_nodes; i++) {
@@ -221,11 +221,11 @@ static nnp_status rewrite(nnp_graph *g, const nnp_plan *shapes, maps *m, bool *c
 }
 
 /* *count: the convolutions and pools converted (the reorders are not counted). */
-nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
    * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
-  if (!shapes || !nnp_cpu_has_avx512f()) return NNP_OK;
+  if (!shapes || !nnp_cpu_dispatch_get()->blocked_layout) return NNP_OK;
   NNP_TRY(nnp_graph_toposort(g));
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;

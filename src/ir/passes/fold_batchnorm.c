@@ -74,7 +74,7 @@ static bool bn_foldable(const nnp_graph *g, const nnp_node *bn, int64_t m) {
   return true;
 }
 
-nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   (void)shapes;
   *count = 0;
   for (int i = 0; i < g->n_nodes; i++) {

@@ -1,8 +1,8 @@
 /* Constant folding: a node whose inputs are all initializers is evaluated once, here, with
- * the reference kernel, and its outputs become initializers. The plan compiler already
- * folds small results (shape arithmetic); this pass also folds large ones (a transposed
+ * the reference kernel, and its outputs become initializers. Shape inference already
+ * evaluates small results (shape arithmetic); this pass also folds large ones (a transposed
  * or dequantised weight), which would otherwise be recomputed on every run. */
-#include "engine/op_eval.h"
+#include "ops/op_eval.h"
 #include "ir/passes/pass_util.h"
 #include "nnperf/alloc.h"
 

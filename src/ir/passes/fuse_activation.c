@@ -1,6 +1,6 @@
 /* Activation fusion: Conv/Gemm (or a FusedConv without activation) whose only reader is
  * Relu, Clip (constant bounds), HardSwish or Sigmoid becomes FusedConv/FusedGemm with the
- * activation in its epilogue. float32 only (read from the shapes plan). */
+ * activation in its epilogue. float32 only (read from the inferred shapes). */
 #include <math.h>
 #include <string.h>
 
@@ -36,7 +36,7 @@ static nnp_status set_activation(nnp_node *n, const char *act, float lo, float h
   return NNP_OK;
 }
 
-nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   if (!shapes) return NNP_OK;
   for (int i = 0; i < g->n_nodes; i++) {

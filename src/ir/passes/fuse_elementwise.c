@@ -39,7 +39,7 @@ static bool is_binary(int op) { return op == NNP_OP_ADD || op == NNP_OP_MUL || o
 
 /* Appends node n to the chain whose accumulator is value acc (-1: n starts the chain).
  * False if n does not fit. */
-static bool append(const nnp_graph *g, const nnp_plan *shapes, const nnp_tensor *full, const nnp_node *n, int acc,
+static bool append(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_tensor *full, const nnp_node *n, int acc,
                    chain *c) {
   if (n->n_outputs != 1 || n->outputs[0] < 0 || c->n == MAX_CHAIN) return false;
   const nnp_tensor *to = pass_shape(shapes, n->outputs[0]);
@@ -130,7 +130,7 @@ static nnp_status rewrite(nnp_node *n, const chain *c, int out) {
   return pass_make_internal(n, NNP_OP_FUSED_ELEMENTWISE, "FusedElementwise");
 }
 
-nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   if (!shapes || g->n_nodes == 0) return NNP_OK;
   /* Use counts are taken once and absorbed nodes only marked, then removed in one

@@ -32,7 +32,7 @@ static int declared_rank(const nnp_graph *g, int v) {
 }
 
 /* The 9 QGemm inputs for product node n (-1: absent), or false. */
-static bool match(const nnp_graph *g, const nnp_plan *shapes, const nnp_node *n, int inputs[9]) {
+static bool match(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n, int inputs[9]) {
   bool gemm = n->op == NNP_OP_GEMM;
   if (gemm && (nnp_attr_int(n, "transA", 0) != 0 || nnp_attr_float(n, "alpha", 1.0f) != 1.0f ||
                (qdq_in(n, 2) >= 0 && nnp_attr_float(n, "beta", 1.0f) != 1.0f)))
@@ -63,7 +63,7 @@ static bool match(const nnp_graph *g, const nnp_plan *shapes, const nnp_node *n,
   return true;
 }
 
-nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     nnp_node *n = &g->nodes[i];

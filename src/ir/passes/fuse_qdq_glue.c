@@ -70,7 +70,7 @@ static nnp_status swap_maxpool(nnp_graph *g, int m, bool *done) {
 }
 
 /* 2. DQ, DQ -> Add [-> Relu] -> Q  =>  QLinearAdd. */
-static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *done) {
+static nnp_status fuse_add(nnp_graph *g, const nnp_graph_shapes *shapes, int a, bool *done) {
   *done = false;
   nnp_node *add = &g->nodes[a];
   if (add->op != NNP_OP_ADD || !default_domain(add) || add->n_inputs != 2 || add->n_outputs != 1 ||
@@ -129,7 +129,7 @@ static nnp_status fuse_add(nnp_graph *g, const nnp_plan *shapes, int a, bool *do
   return NNP_OK;
 }
 
-nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     bool done;

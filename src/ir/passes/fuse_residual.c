@@ -1,12 +1,12 @@
 /* Residual fusion: Conv(...) -> Add(conv_out, r) becomes FusedConv(X, W, B, r) when r has
- * exactly the Conv output's shape and both are float32 (read from the shapes plan, so a
+ * exactly the Conv output's shape and both are float32 (read from the inferred shapes, so a
  * broadcasting Add is never fused). The Add must be the Conv output's only reader. Runs
  * before activation fusion, so Conv -> Add -> Relu ends as one FusedConv. */
 #include "ir/passes/pass_util.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 
-nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *count) {
+nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   if (!shapes) return NNP_OK;
   for (int i = 0; i < g->n_nodes; i++) {

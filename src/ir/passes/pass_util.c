@@ -141,8 +141,8 @@ nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type) {
   return NNP_OK;
 }
 
-const nnp_tensor *pass_shape(const nnp_plan *shapes, int v) {
-  return shapes && v >= 0 ? nnp_plan_value(shapes, v) : NULL;
+const nnp_tensor *pass_shape(const nnp_graph_shapes *shapes, int v) {
+  return nnp_graph_shape(shapes, v);
 }
 
 /* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on. */

@@ -4,8 +4,9 @@
 
 #include <stdbool.h>
 
-#include "nnperf/engine.h"
+#include "ir/shape_infer.h"
 #include "nnperf/ir.h"
+#include "nnperf/passes.h"
 
 /* Number of reads of value v by nodes, plus one if it is a graph output. */
 int pass_uses(const nnp_graph *g, int v);
@@ -31,8 +32,9 @@ const nnp_tensor *pass_const_f32(const nnp_graph *g, int v);
 nnp_status pass_add_initializer(nnp_graph *g, const char *base, nnp_tensor *t, int *value);
 /* Turns node n into internal op `op` (ops/internal_ops.h) named op_type. */
 nnp_status pass_make_internal(nnp_node *n, int op, const char *op_type);
-/* The compiled shape of value v in the shapes plan, or NULL. */
-const nnp_tensor *pass_shape(const nnp_plan *shapes, int v);
+/* The inferred shape of value v (ir/shape_infer.h; data when known at load time), or NULL
+ * for a value the passes added or with shapes NULL. */
+const nnp_tensor *pass_shape(const nnp_graph_shapes *shapes, int v);
 
 /* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on; false
  * when a bound is only known at run time. */
@@ -42,16 +44,16 @@ bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *h
 nnp_status nnp_pass_fold_constants(nnp_graph *g, int *count);
 nnp_status nnp_pass_dead_nodes(nnp_graph *g, int *count);
 nnp_status nnp_pass_noops(nnp_graph *g, int *count);
-nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_plan *shapes, int *count);
-nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_plan *shapes, int *count);
-nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_plan *shapes, int *count);
-nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
+nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
+nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
+nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);
 /* NCHW16c blocked layout for the convolutions, minimal reorders (blocked_layout.c) */
-nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 /* fuse-qdq's glue rewrites (MaxPool on uint8, QLinearAdd): fuse_qdq_glue.c */
-nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_qdq_glue(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 /* fuse-qdq's fully connected layers (Gemm, MatMul -> QGemm): fuse_qdq_gemm.c */
-nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_plan *shapes, int *count);
+nnp_status nnp_pass_fuse_qdq_gemm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 
 #endif

@@ -44,7 +44,7 @@ nnp_status nnp_passes_parse(const char *list, unsigned *bits) {
   return NNP_OK;
 }
 
-nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_plan *shapes, nnp_pass_report *report) {
+nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_graph_shapes *shapes, nnp_pass_report *report) {
   nnp_pass_report local;
   if (!report) report = &local;
   memset(report, 0, sizeof *report);

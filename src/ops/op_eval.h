@@ -1,8 +1,8 @@
 /* Runs one node on its own: shape inference, output allocation, reference kernel.
  * Used for compile-time evaluation of values known at load time (shape arithmetic) and
  * by the per-op tests. */
-#ifndef NNP_ENGINE_OP_EVAL_H
-#define NNP_ENGINE_OP_EVAL_H
+#ifndef NNP_OPS_OP_EVAL_H
+#define NNP_OPS_OP_EVAL_H
 
 #include "nnperf/ir.h"
 #include "ops/op.h"

@@ -1,4 +1,4 @@
-#include "engine/op_eval.h"
+#include "ops/op_eval.h"
 
 #include <string.h>
 
