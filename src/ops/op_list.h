@@ -33,6 +33,7 @@
   X(MUL, mul, "Mul")                                     \
   X(DIV, div, "Div")                                     \
   X(POW, pow, "Pow")                                     \
+  X(MOD, mod, "Mod")                                     \
   X(EQUAL, equal, "Equal")                               \
   X(LESS, less, "Less")                                  \
   X(GREATER, greater, "Greater")                         \
