@@ -92,6 +92,7 @@
   X(RESIZE, resize, "Resize")                            \
   X(UPSAMPLE, upsample, "Upsample")                      \
   X(RANGE, range, "Range")                               \
+  X(SCATTER_ND, scatter_nd, "ScatterND")                 \
   /* quantization (src/ops/quant.c) */                   \
   X(QUANTIZE_LINEAR, quantize_linear, "QuantizeLinear")  \
   X(DEQUANTIZE_LINEAR, dequantize_linear, "DequantizeLinear") \
