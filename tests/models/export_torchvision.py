@@ -55,6 +55,14 @@ def build(name):
     return torchvision.models.get_model(name, weights=None, **kwargs)
 
 
+def randomize_zero_weights(model, gen):
+    """torchvision zero-initialises some layers (ViT's classifier head): their output
+    would be 0 whatever the engine computes, so they get seeded random weights."""
+    for p in model.parameters():
+        if p.dim() >= 2 and not p.any():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
+
+
 def randomize_batchnorm(model, gen):
     for m in model.modules():
         if isinstance(m, torch.nn.BatchNorm2d):
@@ -71,6 +79,7 @@ def export(name, out_dir, batch):
     model = build(name)
     with torch.no_grad():
         randomize_batchnorm(model, gen)
+        randomize_zero_weights(model, gen)
     model.eval()
     size = IMAGE_SIZE.get(name, 224)
     x = torch.randn(batch, 3, size, size, generator=gen)
