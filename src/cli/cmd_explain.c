@@ -9,6 +9,7 @@
 
 #include "bench/timing_loop.h"
 #include "cli/cli.h"
+#include "cli/step_profile.h"
 #include "nnperf/bench.h"
 #include "nnperf/cost.h"
 #include "nnperf/passes.h"
@@ -17,7 +18,6 @@
 
 #define FOLDING (NNP_PASS_FOLD_CONSTANTS | NNP_PASS_DEAD_NODES | NNP_PASS_NOOPS | NNP_PASS_FOLD_BATCHNORM)
 #define FUSION (NNP_PASS_FUSE_ACTIVATION | NNP_PASS_FUSE_RESIDUAL | NNP_PASS_FUSE_ELEMENTWISE | NNP_PASS_FUSE_QDQ)
-#define MAX_OPS 64
 
 typedef struct rung {
   const char *name;
@@ -58,21 +58,13 @@ static const rung rungs[] = {
 };
 #define N_RUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
-typedef struct op_time {
-  char op[48]; /* a copy: the plan (and its rewritten graph) is gone when the table prints */
-  int count;
-  double seconds; /* summed over profiled iterations */
-} op_time;
-
 typedef struct rung_result {
   bool measured;
   double p50, p99;
   size_t activation_bytes;
   int steps;
   int64_t bytes_moved;
-  int n_ops;
-  op_time ops[MAX_OPS];
-  int profile_iterations;
+  step_profile *prof; /* the last rung's, with --profile */
 } rung_result;
 
 typedef struct samples {
@@ -114,29 +106,6 @@ static void count_steps(nnp_plan *p, rung_result *r) {
   }
 }
 
-/* Times each step on its own for `iters` runs, summed per op type (outside the timing loop:
- * the per-step clock reads would inflate the end-to-end numbers). */
-static nnp_status profile(nnp_plan *p, int iters, rung_result *r) {
-  for (int it = 0; it < iters; it++)
-    for (int s = 0; s < r->steps; s++) {
-      double t0 = nnp_now();
-      NNP_TRY(nnp_plan_run_step(p, s));
-      double dt = nnp_now() - t0;
-      const char *op = nnp_plan_step_node(p, s)->op_type;
-      int o = 0;
-      while (o < r->n_ops && strcmp(r->ops[o].op, op)) o++;
-      if (o == r->n_ops) {
-        if (r->n_ops == MAX_OPS) continue;
-        r->ops[r->n_ops] = (op_time){.count = 0};
-        snprintf(r->ops[r->n_ops++].op, sizeof r->ops[0].op, "%s", op);
-      }
-      r->ops[o].seconds += dt;
-      if (it == 0) r->ops[o].count++;
-    }
-  r->profile_iterations = iters;
-  return NNP_OK;
-}
-
 /* Rungs are measured interleaved: `rounds` rounds, each running the timing loop for every
  * rung in turn (a short warm-up, then iterations/rounds samples), so slow drift of a busy
  * machine (thermal, other load) spreads over all rungs instead of favouring the first. */
@@ -167,7 +136,13 @@ static nnp_status measure_all(nnp_plan **plans, const nnp_loop_spec *spec, int r
     r->activation_bytes = nnp_plan_memory_stats(plans[k])->planned;
     count_steps(plans[k], r);
     r->measured = true;
-    if (prof) s = profile(plans[k], spec->iterations < 5 ? spec->iterations : 5, r);
+  }
+  int last = N_RUNGS - 1;
+  while (last > 0 && !plans[last]) last--;
+  if (prof && s == NNP_OK && plans[last]) {
+    res[last].prof = malloc(sizeof *res[last].prof);
+    s = res[last].prof ? step_profile_measure(plans[last], spec->iterations < 5 ? spec->iterations : 5, res[last].prof)
+                       : nnp_error(NNP_ERR_NOMEM, "out of memory for the profile");
   }
   for (int k = 0; k < N_RUNGS; k++) free(sm[k].x);
   return s;
@@ -185,18 +160,11 @@ static void print_table(const char *model, const rung_result *res, bool prof) {
            res[k].p99 * 1e3, res[k].p50 > 0 ? res[0].p50 / res[k].p50 : 0.0,
            (double)res[k].activation_bytes / 1048576.0, res[k].steps, (double)res[k].bytes_moved / 1048576.0);
   }
-  if (!prof) return;
-  int last = 0;
-  for (int k = 0; k < N_RUNGS; k++)
-    if (res[k].measured) last = k;
-  const rung_result *r = &res[last];
-  double total = 0;
-  for (int o = 0; o < r->n_ops; o++) total += r->ops[o].seconds;
-  printf("\nper op type, rung '%s' (each step timed alone, %d runs)\n%-20s %6s %10s %7s\n", rungs[last].name,
-         r->profile_iterations, "op type", "count", "ms/run", "share");
-  for (int o = 0; o < r->n_ops; o++)
-    printf("%-20s %6d %10.3f %6.1f%%\n", r->ops[o].op, r->ops[o].count,
-           r->ops[o].seconds / r->profile_iterations * 1e3, total > 0 ? 100.0 * r->ops[o].seconds / total : 0.0);
+  for (int k = 0; prof && k < N_RUNGS; k++)
+    if (res[k].prof) {
+      printf("\nprofile of rung '%s'", rungs[k].name);
+      step_profile_print(res[k].prof);
+    }
 }
 
 static void print_json(const char *model, const rung_result *res, bool prof) {
@@ -217,16 +185,9 @@ static void print_json(const char *model, const rung_result *res, bool prof) {
     nnp_json_number(stdout, r->p99);
     printf(", \"activation_bytes\": %zu, \"kernels\": %d, \"bytes_moved\": %lld", r->activation_bytes, r->steps,
            (long long)r->bytes_moved);
-    if (prof) {
-      printf(", \"profile_runs\": %d, \"op_types\": [", r->profile_iterations);
-      for (int o = 0; o < r->n_ops; o++) {
-        printf("%s{\"op\": ", o ? ", " : "");
-        nnp_json_string(stdout, r->ops[o].op);
-        printf(", \"count\": %d, \"seconds_per_run\": ", r->ops[o].count);
-        nnp_json_number(stdout, r->ops[o].seconds / r->profile_iterations);
-        printf("}");
-      }
-      printf("]");
+    if (prof && r->prof) {
+      printf(", ");
+      step_profile_json(r->prof);
     }
     printf("}");
   }
@@ -245,7 +206,8 @@ static const char help[] =
     "                         rounds that alternate the rungs (drift hits every rung alike)\n"
     "  --time SECONDS         cap of each rung's steady state (default 10)\n"
     "  --threads N            threads of the +threads rung (default 2)\n"
-    "  --profile              per-op-type time (each step timed alone) of the last rung\n"
+    "  --profile              time per op type and per kernel (each step timed alone) of the\n"
+    "                         last rung, layout conversions and reference-kernel steps\n"
     "  --json                 JSON instead of the table\n";
 
 int nnp_cmd_explain(int argc, char **argv) {
@@ -307,6 +269,7 @@ int nnp_cmd_explain(int argc, char **argv) {
   for (int k = 0; k < N_RUNGS; k++) nnp_plan_destroy(plans[k]);
   if (!res) rc = cli_fail("out of memory");
   else if (rc == CLI_OK) (json ? print_json : print_table)(mo.model, res, prof);
+  for (int k = 0; res && k < N_RUNGS; k++) free(res[k].prof);
   free(res);
   nnp_graph_destroy(g);
   return rc;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/step_profile.h"
+#include "nnperf/bench.h"
 #include "nnperf/alloc.h"
 #include "nnperf/cost.h"
 #include "util/json_write.h"
@@ -19,6 +21,11 @@ static const char inspect_help[] =
     "options:\n"
     "  --json                 machine-readable output on stdout\n"
     "  --summary              leave out the per-node table\n"
+    "  --profile              also run the plan (seeded inputs) and time each step alone:\n"
+    "                         time per op type and per kernel, layout conversions and\n"
+    "                         reference-kernel steps (text output only)\n"
+    "  --threads N            the plan's threads for --profile (default 1)\n"
+    "  --runs N               profiled runs (default 3)\n"
     "%s"
     "\nexample:\n"
     "  nnperf inspect zoo:mobilenet_v2 --batch 8\n";
@@ -140,10 +147,22 @@ static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *
   }
 }
 
+/* --profile: where the time of this plan goes (cli/step_profile.h). */
+static int print_profile(nnp_plan *plan, int runs) {
+  for (int i = 0; i < nnp_plan_num_inputs(plan); i++) nnp_fill_seeded(nnp_plan_input(plan, i), 1 + (uint64_t)i);
+  step_profile *pr = malloc(sizeof *pr);
+  if (!pr) return cli_fail("out of memory");
+  int rc = CLI_OK;
+  if (step_profile_measure(plan, runs, pr) != NNP_OK) rc = cli_fail("profile");
+  else step_profile_print(pr);
+  free(pr);
+  return rc;
+}
+
 int nnp_cmd_inspect(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
-  int json = 0, summary = 0;
+  int json = 0, summary = 0, profile = 0, runs = 3;
   for (int i = 1; i < argc; i++) {
     int used = cli_model_option(&mo, "inspect", argc, argv, &i);
     if (used < 0) return CLI_USAGE;
@@ -153,6 +172,14 @@ int nnp_cmd_inspect(int argc, char **argv) {
       return CLI_OK;
     } else if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--summary")) summary = 1;
+    else if (!strcmp(argv[i], "--profile")) profile = 1;
+    else if ((!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--runs")) && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[i + 1], &end, 10);
+      if (*end || v < 1 || v > 1024) return cli_usage_error("inspect", "%s wants a positive integer, not '%s'", argv[i], argv[i + 1]);
+      if (!strcmp(argv[i++], "--threads")) mo.plan.threads = (int)v;
+      else runs = (int)v;
+    }
     else if (argv[i][0] == '-') return cli_usage_error("inspect", "unknown option '%s'", argv[i]);
     else if (!mo.model) mo.model = argv[i];
     else return cli_usage_error("inspect", "more than one model given");
@@ -259,6 +286,7 @@ int nnp_cmd_inspect(int argc, char **argv) {
     }
   }
   rc = CLI_OK;
+  if (profile && !json) rc = print_profile(plan, runs);
 done:
   free(ops);
   nnp_plan_destroy(plan);

@@ -1,5 +1,5 @@
 /* Elementwise binary, ternary and variadic ops with numpy multidirectional broadcasting:
- * Add Sub Mul Div Pow, comparisons, And Or Xor, Where, Max Min Sum Mean, PRelu.
+ * Add Sub Mul Div Pow Mod, comparisons, And Or Xor, Where, Max Min Sum Mean, PRelu.
  *
  * Every op is driven by one broadcast plan: the operands' strides against the output
  * shape, with size-1 dimensions dropped and adjacent dimensions merged wherever every
@@ -503,6 +503,72 @@ static nnp_status ref_pow(nnp_op_ctx *ctx) {
 }
 
 /* ---------------------------------------------------------------------------------- */
+/* Mod                                                                                */
+/* ---------------------------------------------------------------------------------- */
+
+/* Mod (opset 10+): fmod=0 takes the divisor's sign (Python's %, integers only); fmod=1
+ * the dividend's (C's fmod). Integer remainders are exact in int64 (x % 0 gives 0, like
+ * numpy, instead of trapping); float remainders go through fmod in double, which is
+ * exact, so rounding back to the input type loses nothing. swin_t's shifted windows
+ * compute their attention masks with it. */
+typedef struct mod_aux {
+  nnp_dtype dt;
+  bool fmod;
+} mod_aux;
+
+static int64_t imod(int64_t a, int64_t b, bool c_style) {
+  if (b == 0) return 0;
+  if (b == -1) return 0; /* INT64_MIN % -1 traps in C */
+  int64_t r = a % b;
+  if (!c_style && r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+static void mod_row(void *y, const void *const *x, const int64_t *s, int64_t n, const void *auxv) {
+  const mod_aux *aux = auxv;
+  for (int64_t i = 0; i < n; i++) {
+    if (nnp_dtype_is_float(aux->dt)) {
+      store_f64(aux->dt, y, i, fmod(load_f64(aux->dt, x[0], i * s[0]), load_f64(aux->dt, x[1], i * s[1])));
+    } else if (aux->dt == NNP_U64) { /* beyond int64: unsigned remainders have no sign to fix */
+      uint64_t a = ((const uint64_t *)x[0])[i * s[0]], b = ((const uint64_t *)x[1])[i * s[1]];
+      ((uint64_t *)y)[i] = b ? a % b : 0;
+    } else {
+      store_i64(aux->dt, y, i, imod(load_i64(aux->dt, x[0], i * s[0]), load_i64(aux->dt, x[1], i * s[1]), aux->fmod));
+    }
+  }
+}
+
+static nnp_status infer_mod(nnp_op_ctx *ctx) {
+  nnp_status st;
+  const nnp_tensor *a = need_input(ctx, 0, &st);
+  if (!a) return st;
+  const nnp_tensor *b = need_input(ctx, 1, &st);
+  if (!b) return st;
+  if (a->dtype != b->dtype)
+    return nnp_error(NNP_ERR_SHAPE, "inputs have different types: %s and %s", nnp_dtype_name(a->dtype),
+                     nnp_dtype_name(b->dtype));
+  const bool is_float = nnp_dtype_is_float(a->dtype);
+  if (!is_float && !nnp_dtype_is_int(a->dtype))
+    return nnp_error(NNP_ERR_UNSUPPORTED, "input of type %s is not supported", nnp_dtype_name(a->dtype));
+  int64_t fm = nnp_attr_int(ctx->node, "fmod", 0);
+  if (fm != 0 && fm != 1) return nnp_error(NNP_ERR_SHAPE, "attribute fmod is %lld; it must be 0 or 1", (long long)fm);
+  if (is_float && fm != 1)
+    return nnp_error(NNP_ERR_SHAPE, "attribute fmod must be 1 for %s inputs", nnp_dtype_name(a->dtype));
+  int rank;
+  int64_t dims[NNP_MAX_RANK];
+  NNP_TRY(nnp_broadcast_shapes(a->rank, a->dims, b->rank, b->dims, &rank, dims));
+  nnp_set_shape(ctx->out[0], a->dtype, rank, dims);
+  return NNP_OK;
+}
+
+static nnp_status ref_mod(nnp_op_ctx *ctx) {
+  const nnp_tensor *in[2] = {ctx->in[0], ctx->in[1]};
+  mod_aux aux = {in[0]->dtype, nnp_attr_int(ctx->node, "fmod", 0) == 1};
+  bcast_run(ctx->out[0], 2, in, mod_row, &aux);
+  return NNP_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
 /* Variadic: Max, Min, Sum, Mean                                                      */
 /* ---------------------------------------------------------------------------------- */
 
@@ -689,6 +755,7 @@ BINARY_OP(sub, "Sub")
 BINARY_OP_FAST(mul, "Mul", nnp_prepare_eltwise_binary)
 BINARY_OP(div, "Div")
 BINARY_OP(pow, "Pow")
+BINARY_OP(mod, "Mod")
 BINARY_OP(equal, "Equal")
 BINARY_OP(less, "Less")
 BINARY_OP(greater, "Greater")

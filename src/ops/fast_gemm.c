@@ -108,7 +108,8 @@ nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
 nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1];
   memset(out, 0, sizeof *out);
-  if (a->dtype != NNP_F32 || a->rank < 2 || b->rank != 2 || !b->data) return NNP_OK;
+  if (b->rank != 2 || !b->data) return nnp_prepare_batched_matmul(ctx, generic, out); /* ops/fast_bmm.c */
+  if (a->dtype != NNP_F32 || a->rank < 2) return NNP_OK;
   int64_t K = a->dims[a->rank - 1], N = b->dims[1], M = 1;
   for (int i = 0; i < a->rank - 1; i++) M *= a->dims[i];
   if (M == 0 || N == 0 || K == 0) return NNP_OK;

@@ -10,6 +10,8 @@
 nnp_status nnp_prepare_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* MatMul of two run-time float32 operands, batched, same batch dims (ops/fast_bmm.c) */
+nnp_status nnp_prepare_batched_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* The window of a 2-D MaxPool node as the fast max-pool kernels take it (kernel_shape,
  * strides, explicit or VALID pads, no dilation) into d's kh, kw, sh, sw, ph, pw; *ok is

@@ -33,6 +33,7 @@
   X(MUL, mul, "Mul")                                     \
   X(DIV, div, "Div")                                     \
   X(POW, pow, "Pow")                                     \
+  X(MOD, mod, "Mod")                                     \
   X(EQUAL, equal, "Equal")                               \
   X(LESS, less, "Less")                                  \
   X(GREATER, greater, "Greater")                         \
@@ -91,6 +92,7 @@
   X(RESIZE, resize, "Resize")                            \
   X(UPSAMPLE, upsample, "Upsample")                      \
   X(RANGE, range, "Range")                               \
+  X(SCATTER_ND, scatter_nd, "ScatterND")                 \
   /* quantization (src/ops/quant.c) */                   \
   X(QUANTIZE_LINEAR, quantize_linear, "QuantizeLinear")  \
   X(DEQUANTIZE_LINEAR, dequantize_linear, "DequantizeLinear") \

@@ -489,7 +489,9 @@ static nnp_status ref_identity(nnp_op_ctx *ctx) {
  *    and is bool from 10.
  *  - opset >= 12: ratio and training_mode are optional inputs 1 and 2. training_mode
  *    must be known at load time and false: training-mode dropout is random and is not
- *    what an inference benchmark should measure. */
+ *    what an inference benchmark should measure. Training mode with a known ratio of 0
+ *    is the identity too (ONNX's definition), and common: torchvision 0.14's swin_t calls
+ *    F.dropout(attn, p=0.0) without training=, which exports training_mode = true. */
 static nnp_status infer_dropout(nnp_op_ctx *ctx) {
   NNP_TRY(infer_float(ctx));
   const nnp_tensor *x = ctx->in[0];
@@ -504,9 +506,10 @@ static nnp_status infer_dropout(nnp_op_ctx *ctx) {
       if (!train->data)
         return nnp_error(NNP_ERR_UNSUPPORTED,
                          "input 2 (training_mode) must be known when the model is loaded");
-      if (*(const uint8_t *)train->data)
+      const bool zero_ratio = ratio && ratio->data && nnp_tensor_get_f64(ratio, 0) == 0.0;
+      if (*(const uint8_t *)train->data && !zero_ratio)
         return nnp_error(NNP_ERR_UNSUPPORTED, "input 2 (training_mode) is true: training-mode "
-                                              "dropout is not supported");
+                                              "dropout is not supported (only with ratio 0)");
     }
   } else if (ctx->n_in > 1) {
     return nnp_error(NNP_ERR_FORMAT, "has %d inputs; before opset 12 Dropout takes one",

@@ -20,6 +20,18 @@ if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --profile > "$work/table" 
     bad "blocked layout rung: $(grep -- '^+blocked' "$work/table")"
   fi
   if grep -q "^FusedConv " "$work/table"; then ok "profile lists FusedConv"; else bad "profile: $(cat "$work/table")"; fi
+  # per kernel: zoo:tiny's Flatten has no fast kernel, its convs do
+  if grep -qE "^Flatten +reference +1 " "$work/table" && grep -qE "^FusedConv +conv2d\." "$work/table"; then
+    ok "profile per kernel"
+  else
+    bad "profile per kernel: $(cat "$work/table")"
+  fi
+  if grep -qE "^layout conversions +[0-9]+ ToBlocked \+ [0-9]+ FromBlocked" "$work/table" &&
+     grep -qE "^reference kernels +[1-9][0-9]* steps" "$work/table"; then
+    ok "profile counts conversions and reference steps"
+  else
+    bad "profile summary: $(tail -3 "$work/table")"
+  fi
 else
   bad "explain table: exit $?: $(cat "$work/err")"
 fi
@@ -59,6 +71,23 @@ if "$nnperf" inspect zoo:tiny --json | grep -q '"memory_plan": {"enabled": true,
   ok "inspect json memory plan"
 else
   bad "inspect json lacks memory_plan"
+fi
+
+# inspect --profile: the same tables for the plan as configured; the summary's reference
+# steps are the per-kernel rows' "reference" counts, and the per-kernel counts add up to
+# the executed steps
+if "$nnperf" inspect zoo:tiny --summary --profile --runs 1 --threads 2 > "$work/prof" 2> "$work/err"; then
+  ref=$(grep -oE "^reference kernels +[0-9]+" "$work/prof" | grep -oE "[0-9]+$")
+  ref_rows=$(awk '$2 == "reference" {n += $3} END {print n + 0}' "$work/prof")
+  kernel_rows=$(awk '/^per kernel/ {on = 1; next} on && NF == 5 && $3 ~ /^[0-9]+$/ {n += $3} /^layout/ {on = 0} END {print n + 0}' "$work/prof")
+  steps=$(grep -oE '\(([0-9]+) executed' "$work/prof" | grep -oE '[0-9]+')
+  if [ -n "$ref" ] && [ "$ref" -ge 1 ] && [ "$ref" = "$ref_rows" ] && [ "$kernel_rows" = "$steps" ]; then
+    ok "inspect --profile ($ref reference steps, $kernel_rows of $steps steps in the kernel table)"
+  else
+    bad "inspect --profile: ref=$ref rows=$ref_rows kernel rows=$kernel_rows steps=$steps: $(cat "$work/prof" "$work/err")"
+  fi
+else
+  bad "inspect --profile: exit $?: $(cat "$work/err")"
 fi
 
 echo "$passed passed, $failed failed"

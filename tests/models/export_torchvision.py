@@ -6,8 +6,11 @@ Weights are seeded random (torchvision cannot download pretrained weights here),
 every BatchNorm gets non-trivial running statistics and affine parameters, so that a
 wrong BatchNorm, padding or layout shows in the outputs.
 
-usage: export_torchvision.py OUT_DIR [MODEL ...]
-writes OUT_DIR/MODEL.onnx, OUT_DIR/MODEL.input.npy, OUT_DIR/MODEL.expected.npy
+usage: export_torchvision.py [--batch N] OUT_DIR [MODEL ...]
+MODEL is any torchvision classification or segmentation model name (torchvision's
+list_models; the segmentation models' "out" map is the output); without MODEL, the
+test's set below. writes OUT_DIR/MODEL.onnx, OUT_DIR/MODEL.input.npy,
+OUT_DIR/MODEL.expected.npy (input batch N, default 2; the batch dimension is symbolic)
 """
 import os
 import sys
@@ -27,6 +30,39 @@ MODELS = {
 }
 
 
+# models whose stem expects another input size than 224x224
+IMAGE_SIZE = {"inception_v3": 299}
+
+
+class SegmentationOut(torch.nn.Module):
+    """The segmentation models return a dict; the exported graph's one output is "out"."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def build(name):
+    if name in MODELS:
+        return MODELS[name]()
+    if name in torchvision.models.list_models(module=torchvision.models.segmentation):
+        # weights_backbone=None: the default would download ImageNet backbone weights
+        return SegmentationOut(torchvision.models.get_model(name, weights=None, weights_backbone=None))
+    kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
+    return torchvision.models.get_model(name, weights=None, **kwargs)
+
+
+def randomize_zero_weights(model, gen):
+    """torchvision zero-initialises some layers (ViT's classifier head): their output
+    would be 0 whatever the engine computes, so they get seeded random weights."""
+    for p in model.parameters():
+        if p.dim() >= 2 and not p.any():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
+
+
 def randomize_batchnorm(model, gen):
     for m in model.modules():
         if isinstance(m, torch.nn.BatchNorm2d):
@@ -37,14 +73,16 @@ def randomize_batchnorm(model, gen):
             m.bias.data.copy_(torch.randn(c, generator=gen) * 0.1)
 
 
-def export(name, out_dir):
+def export(name, out_dir, batch):
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
-    model = MODELS[name]()
+    model = build(name)
     with torch.no_grad():
         randomize_batchnorm(model, gen)
+        randomize_zero_weights(model, gen)
     model.eval()
-    x = torch.randn(2, 3, 224, 224, generator=gen)
+    size = IMAGE_SIZE.get(name, 224)
+    x = torch.randn(batch, 3, size, size, generator=gen)
     with torch.no_grad():
         y = model(x)
     path = os.path.join(out_dir, name + ".onnx")
@@ -56,14 +94,18 @@ def export(name, out_dir):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    batch = 2
+    if len(args) >= 2 and args[0] == "--batch":
+        batch, args = int(args[1]), args[2:]
+    if not args:
         print(__doc__)
         return 2
-    out_dir = sys.argv[1]
+    out_dir = args[0]
     os.makedirs(out_dir, exist_ok=True)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    for name in sys.argv[2:] or list(MODELS):
-        export(name, out_dir)
+    for name in args[1:] or list(MODELS):
+        export(name, out_dir, batch)
     return 0
 
 

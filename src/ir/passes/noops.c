@@ -5,11 +5,21 @@
 #include "ir/passes/pass_util.h"
 #include "ops/op.h"
 
-static bool forwards_input(const nnp_node *n) {
+/* Initializer v's first element as a double; `otherwise` when v is not a known value. */
+static double const_scalar(const nnp_graph *g, int v, double otherwise) {
+  if (v < 0 || g->values[v].kind != NNP_VALUE_INITIALIZER || !g->values[v].init) return otherwise;
+  const nnp_tensor *t = g->values[v].init;
+  return nnp_tensor_numel(t) == 1 ? nnp_tensor_get_f64(t, 0) : otherwise;
+}
+
+static bool forwards_input(const nnp_graph *g, const nnp_node *n) {
   if (n->op == NNP_OP_IDENTITY) return n->n_inputs == 1 && n->n_outputs == 1;
   if (n->op != NNP_OP_DROPOUT) return false;
-  /* training_mode (input 2) present: it may be true at run time; keep the node */
-  if (n->n_inputs > 2 && n->inputs[2] >= 0) return false;
+  /* training_mode (input 2) present: unless it is a constant false, or the ratio a
+   * constant 0 (identity in training mode too), it may drop at run time; keep the node */
+  if (n->n_inputs > 2 && n->inputs[2] >= 0 && const_scalar(g, n->inputs[2], 1) != 0 &&
+      const_scalar(g, n->inputs[1], 1) != 0)
+    return false;
   if (nnp_attr_int(n, "is_test", 1) == 0 && nnp_attr_int(n, "training_mode", 0)) return false;
   return true;
 }
@@ -29,7 +39,7 @@ nnp_status nnp_pass_noops(nnp_graph *g, int *count) {
   *count = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     nnp_node *n = &g->nodes[i];
-    if (forwards_input(n)) {
+    if (forwards_input(g, n)) {
       int in = n->inputs[0], out = n->outputs[0];
       bool mask_used = n->n_outputs > 1 && n->outputs[1] >= 0 && pass_uses(g, n->outputs[1]) > 0;
       if (in < 0 || out < 0 || g->values[out].is_output || mask_used) continue;
