@@ -28,6 +28,8 @@ static const command commands[] = {
     {"history", nnp_cmd_history, "list, show or export the bench runs stored in the history database"},
     {"compare", nnp_cmd_compare, "compare two results row by row: regressions and improvements beyond the noise"},
     {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
+    /* temporary until cmd_llm.c dispatches `nnperf llm load` */
+    {"llm-load", nnp_cmd_llm_load, "LLM serving under load (llama-server or an OpenAI-compatible endpoint)"},
     {"advise", nnp_cmd_advise, "progressive search for the first configuration that meets a P99/memory target at an accuracy"},
 };
 
