@@ -72,7 +72,7 @@ static int clamp_len(double x) { return x < 1 ? 1 : x > (1 << 20) ? 1 << 20 : (i
 
 int nnp_len_dist_draw(const nnp_len_dist *d, uint64_t seed, int request) {
   switch (d->kind) {
-  case NNP_LEN_UNIFORM: return clamp_len(floor(d->a + unit(seed, 3, (uint64_t)request) * (d->b - d->a + 1) - 0.5));
+  case NNP_LEN_UNIFORM: return clamp_len(floor(d->a + unit(seed, 3, (uint64_t)request) * (d->b - d->a + 1)));
   case NNP_LEN_NORMAL: return clamp_len(d->a + d->b * normal01(seed, 4, (uint64_t)request));
   default: return clamp_len(d->a);
   }
