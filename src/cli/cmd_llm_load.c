@@ -222,7 +222,9 @@ int nnp_cmd_llm_load(int argc, char **argv) {
   int rc = parse_args(argc, argv, &s, &o);
   if (rc) return rc < 0 ? CLI_OK : rc;
   s.chat = o.api && !strcmp(o.api, "chat");
-  if (s.n_concurrency == 0 && s.n_rates == 0) s.concurrency[s.n_concurrency++] = 1;
+  /* closed loop at 1 stream unless a rate, a search or the rungs say otherwise (their slot
+   * count then defaults to 4, or --parallel / --max-concurrency) */
+  if (s.n_concurrency == 0 && s.n_rates == 0 && !s.find_max_rate && !s.explain) s.concurrency[s.n_concurrency++] = 1;
   if (s.slo_percentile != 50 && s.slo_percentile != 90 && s.slo_percentile != 95 && s.slo_percentile != 99)
     return cli_usage_error("llm load", "--slo-percentile: 50, 90, 95 or 99");
   if (o.key_env) {

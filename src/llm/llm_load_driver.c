@@ -149,7 +149,7 @@ static server_cfg default_cfg(const nnp_llm_load_spec *s) {
 
 static nnp_status run_closed(driver *d) {
   NNP_TRY(ensure_server(d, default_cfg(d->s)));
-  for (int i = 0; i < d->s->n_concurrency; i++) {
+  for (int i = 0; i < d->s->n_concurrency && !nnp_llm_interrupted; i++) {
     nnp_llm_load_plan p = base_plan(d);
     p.concurrency = d->s->concurrency[i];
     char label[64];
@@ -161,7 +161,7 @@ static nnp_status run_closed(driver *d) {
 
 static nnp_status run_open(driver *d) {
   NNP_TRY(ensure_server(d, default_cfg(d->s)));
-  for (int i = 0; i < d->s->n_rates; i++) {
+  for (int i = 0; i < d->s->n_rates && !nnp_llm_interrupted; i++) {
     nnp_llm_load_plan p = base_plan(d);
     p.rate = d->s->rates[i];
     char label[64];
@@ -186,7 +186,7 @@ static nnp_status find_max_rate(driver *d) {
   const nnp_llm_load_spec *s = d->s;
   NNP_TRY(ensure_server(d, default_cfg(s)));
   double pass = 0, fail = -1, rate = s->rate_lo > 0 ? s->rate_lo : 0.5;
-  for (int k = 0; k < (s->max_probes > 0 ? s->max_probes : 10); k++) {
+  for (int k = 0; k < (s->max_probes > 0 ? s->max_probes : 10) && !nnp_llm_interrupted; k++) {
     nnp_llm_load_plan p = base_plan(d);
     p.rate = rate;
     char label[64];
@@ -196,6 +196,7 @@ static nnp_status find_max_rate(driver *d) {
     row->slo_passed = slo_holds(row, &s->slo, s->slo_percentile);
     fprintf(stderr, "llm load: %s %s the SLO at P%d\n", label, row->slo_passed ? "meets" : "misses",
             s->slo_percentile);
+    if (nnp_llm_interrupted) break; /* an interrupted probe says nothing about the rate */
     if (row->slo_passed) pass = rate;
     else fail = rate;
     if (fail > 0 && (fail - pass) / fail < 0.1) break;
@@ -221,7 +222,7 @@ static nnp_status run_rungs(driver *d) {
       {"prefix cache on", {n, 1, NULL}, prefix, 1},
       {"KV cache q8_0", {n, 1, "q8_0"}, 0, -1},
   };
-  for (size_t i = 0; i < sizeof rungs / sizeof *rungs; i++) {
+  for (size_t i = 0; i < sizeof rungs / sizeof *rungs && !nnp_llm_interrupted; i++) {
     NNP_TRY(ensure_server(d, rungs[i].cfg));
     nnp_llm_load_plan p = base_plan(d);
     p.concurrency = n;
