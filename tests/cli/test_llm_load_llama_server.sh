@@ -37,6 +37,13 @@ timeout 120 "$NNPERF" llm-load "$tmp/tiny.gguf" --threads 1 --request-rate 20 --
   --gen-len 8 --slo ttft=10s,tpot=1s --json "$tmp/o.json" > "$tmp/o.out" 2>&1
 rc=$?; cat "$tmp/o.out"
 [ $rc = 0 ] && grep -q "rate 20/s *6 *0" "$tmp/o.out" || { echo "FAIL open loop rc=$rc"; fail=1; }
+# Ctrl-C during a run: the run stops (exit 130) and takes its llama-server with it
+timeout 120 "$NNPERF" llm-load "$tmp/tiny.gguf" --threads 1 --concurrency 1 --num-requests 100000 --prompt-len 16 \
+  --gen-len 64 > "$tmp/int.out" 2>&1 &
+runner=$!
+for _ in $(seq 200); do grep -qs "concurrency 1: 100000" "$tmp/int.out" && break; sleep 0.1; done
+sleep 0.5; pkill -INT -f "llm-load $tmp/tiny.gguf" ; wait $runner; rc=$?
+[ $rc = 130 ] && grep -q "interrupted" "$tmp/int.out" || { echo "FAIL Ctrl-C: rc=$rc"; cat "$tmp/int.out"; fail=1; }
 # never left running: no llama-server serves the test's model any more
 if pgrep -f "$tmp/tiny.gguf" >/dev/null; then echo "FAIL: llama-server still running"; fail=1; fi
 exit $fail
