@@ -22,6 +22,8 @@
 #   libjansson-dev        reads result JSON back (nnperf report, compare, history export,
 #                         bench --resume)
 #   libsqlite3-dev        the run history database (nnperf history, compare by run id)
+#   libcurl4-openssl-dev  nnperf llm load's HTTP client: streams OpenAI-compatible completions
+#                         from llama-server or any endpoint (well-kept HTTP, timeouts, TLS)
 #   chromium              test-only: renders the HTML report headless for the screenshot test
 #   python3-pil           test-only: checks the report screenshot is not blank (pixel variance);
 #                         writes the seed images of the JPEG/PNG fuzz corpora
@@ -35,7 +37,7 @@ packages=(cmake make gcc pkg-config protobuf-c-compiler libprotobuf-c-dev libonn
           python3-numpy python3-onnx python3-torch python3-torchvision libopenblas-dev python3-venv
           libxnnpack-dev libpthreadpool-dev
           libjansson-dev libsqlite3-dev chromium python3-pil
-          libjpeg-dev libpng-dev opencv-doc darknet
+          libjpeg-dev libpng-dev opencv-doc darknet libcurl4-openssl-dev
           munge slurmctld slurmd slurm-client)
 
 missing=()

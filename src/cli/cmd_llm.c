@@ -250,5 +250,6 @@ int nnp_cmd_llm(int argc, char **argv) {
     return argc < 2 ? CLI_USAGE : CLI_OK;
   }
   if (!strcmp(argv[1], "bench")) return llm_bench(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "load")) return nnp_cmd_llm_load(argc - 1, argv + 1);
   return cli_usage_error("llm", "unknown subcommand '%s' (bench, load)", argv[1]);
 }

@@ -1,0 +1,270 @@
+/* nnperf llm load's driver: which server, which rows, in which order (llm_load_driver.h). */
+#include "llm/llm_load_driver.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/llama_server.h"
+#include "nnperf/alloc.h"
+
+typedef struct server_cfg {
+  int slots, cont_batching;
+  const char *kv_type;
+} server_cfg;
+
+typedef struct driver {
+  const nnp_llm_load_spec *s;
+  nnp_llm_load_result *r;
+  nnp_llama_server srv;
+  server_cfg cur;
+  int fresh;        /* the server was just started: the next row records load and cold start */
+  nnp_llm_endpoint ep;
+  int next_request; /* prompt index of the next row's first request: rows never share prompts */
+} driver;
+
+/* n_vocab (llama-server's /v1/models meta) and the first model id, where the server says. */
+static void ask_models(driver *d) {
+  long code = 0;
+  char *body = NULL;
+  if (nnp_llm_http_get(d->ep.base_url, "/v1/models", d->ep.api_key, 10, 1 << 20, &code, &body) != NNP_OK) {
+    nnp_clear_error();
+    return;
+  }
+  json_t *j = code == 200 ? json_loads(body, 0, NULL) : NULL;
+  json_t *m0 = json_array_get(json_object_get(j, "data"), 0);
+  json_t *nv = json_object_get(json_object_get(m0, "meta"), "n_vocab");
+  if (d->ep.n_vocab <= 0 && json_is_integer(nv) && json_integer_value(nv) > 1 && json_integer_value(nv) < 100000000)
+    d->ep.n_vocab = (int)json_integer_value(nv);
+  json_t *id = json_object_get(m0, "id");
+  static char name[128];
+  if (d->s->endpoint && !d->ep.model && json_is_string(id)) {
+    snprintf(name, sizeof name, "%s", json_string_value(id));
+    d->ep.model = name;
+  }
+  json_decref(j);
+  nnp_free(body);
+}
+
+/* Asks the server once; a server that does not say gets ids below 1000, which every
+ * real vocabulary holds. */
+static void settle_vocab(driver *d) {
+  if (d->ep.n_vocab <= 0) ask_models(d);
+  if (d->ep.n_vocab <= 0) d->ep.n_vocab = 1000;
+}
+
+static nnp_status ensure_server(driver *d, server_cfg c) {
+  const nnp_llm_load_spec *s = d->s;
+  if (s->endpoint) return NNP_OK;
+  if (d->srv.pid > 0 && c.slots == d->cur.slots && c.cont_batching == d->cur.cont_batching &&
+      !strcmp(c.kv_type ? c.kv_type : "", d->cur.kv_type ? d->cur.kv_type : ""))
+    return NNP_OK;
+  nnp_llama_server_stop(&d->srv);
+  nnp_llama_server_opts o = {.binary = s->server_bin, .model = s->model, .threads = s->threads,
+                             .parallel = c.slots, .cont_batching = c.cont_batching, .kv_type = c.kv_type,
+                             .ctx_per_slot = nnp_len_dist_max(&s->prompt_len) + nnp_len_dist_max(&s->gen_len) + 16,
+                             .ready_timeout_s = 300};
+  fprintf(stderr, "llm load: starting llama-server (%d slot%s%s%s)\n", c.slots, c.slots == 1 ? "" : "s",
+          c.kv_type ? ", KV " : "", c.kv_type ? c.kv_type : "");
+  NNP_TRY(nnp_llama_server_start(&o, &d->srv));
+  d->cur = c;
+  d->fresh = 1;
+  snprintf(d->ep.base_url, sizeof d->ep.base_url, "%s", d->srv.url);
+  settle_vocab(d);
+  return NNP_OK;
+}
+
+static nnp_llm_load_plan base_plan(const driver *d) {
+  const nnp_llm_load_spec *s = d->s;
+  nnp_llm_load_plan p = {.burstiness = s->burstiness > 0 ? s->burstiness : 1, .num_requests = s->num_requests,
+                         .warmup_requests = s->warmup_requests, .prompt_len = s->prompt_len, .gen_len = s->gen_len,
+                         .shared_prefix = s->shared_prefix, .cache_prompt = s->cache_prompt, .seed = s->seed,
+                         .first_request = d->next_request, .metrics_interval_s = s->metrics_interval_s,
+                         .max_duration_s = s->max_duration_s, .max_concurrency = s->max_concurrency};
+  return p;
+}
+
+static nnp_status add_row(driver *d, nnp_llm_load_row **out) {
+  nnp_llm_load_result *r = d->r;
+  nnp_llm_load_row *g = nnp_realloc(r->rows, sizeof *g * (size_t)(r->n_rows + 1));
+  if (!g) return nnp_error(NNP_ERR_NOMEM, "out of memory for result rows");
+  r->rows = g;
+  *out = &g[r->n_rows++];
+  memset(*out, 0, sizeof **out);
+  return NNP_OK;
+}
+
+/* Runs one plan on the current server into a new row labelled label. */
+static nnp_status run_row(driver *d, nnp_llm_load_plan *p, const char *scenario, const char *label,
+                          nnp_llm_load_row **row_out) {
+  if (p->warmup_requests < 0) {
+    int c = p->concurrency > 0 ? p->concurrency : p->max_concurrency;
+    p->warmup_requests = c > 0 ? c : 1;
+  }
+  fprintf(stderr, "llm load: %s: %d requests (+%d warm-up)\n", label, p->num_requests, p->warmup_requests);
+  nnp_llm_load_out o;
+  NNP_TRY(nnp_llm_load_run(&d->ep, p, &o));
+  d->next_request += p->warmup_requests + p->num_requests;
+  nnp_llm_load_row *row;
+  nnp_status st = add_row(d, &row);
+  if (st == NNP_OK) {
+    snprintf(row->label, sizeof row->label, "%s", label);
+    snprintf(row->scenario, sizeof row->scenario, "%s", scenario);
+    row->concurrency = p->concurrency;
+    row->rate = p->concurrency > 0 ? 0 : p->rate;
+    row->burstiness = p->burstiness;
+    row->max_concurrency = p->concurrency > 0 ? 0 : p->max_concurrency;
+    row->slots = d->s->endpoint ? -1 : d->cur.slots;
+    row->cont_batching = d->s->endpoint ? -1 : d->cur.cont_batching;
+    row->cache_prompt = p->cache_prompt;
+    row->shared_prefix = p->shared_prefix;
+    snprintf(row->kv_type, sizeof row->kv_type, "%s", d->s->endpoint ? "" : d->cur.kv_type ? d->cur.kv_type : "f16");
+    snprintf(row->server_args, sizeof row->server_args, "%s", d->s->endpoint ? "" : d->srv.args);
+    row->load_s = row->cold_start_s = -1;
+    if (d->fresh) {
+      row->load_s = d->srv.t_ready - d->srv.t_spawn;
+      row->cold_start_s = o.t_first_token > 0 ? o.t_first_token - d->srv.t_spawn : -1;
+      d->fresh = 0;
+    }
+    st = nnp_llm_load_row_fill(row, &o, &d->r->slo, d->s->seed);
+    if (row_out) *row_out = row;
+  }
+  nnp_llm_load_out_free(&o);
+  return st;
+}
+
+static int max_concurrency_of(const nnp_llm_load_spec *s) {
+  int n = 0;
+  for (int i = 0; i < s->n_concurrency; i++)
+    if (s->concurrency[i] > n) n = s->concurrency[i];
+  if (s->max_concurrency > n) n = s->max_concurrency;
+  return n > 0 ? n : 4;
+}
+
+static server_cfg default_cfg(const nnp_llm_load_spec *s) {
+  server_cfg c = {s->parallel > 0 ? s->parallel : max_concurrency_of(s), s->cont_batching, s->kv_type};
+  return c;
+}
+
+static nnp_status run_closed(driver *d) {
+  NNP_TRY(ensure_server(d, default_cfg(d->s)));
+  for (int i = 0; i < d->s->n_concurrency && !nnp_llm_interrupted; i++) {
+    nnp_llm_load_plan p = base_plan(d);
+    p.concurrency = d->s->concurrency[i];
+    char label[64];
+    snprintf(label, sizeof label, "concurrency %d", p.concurrency);
+    NNP_TRY(run_row(d, &p, "closed", label, NULL));
+  }
+  return NNP_OK;
+}
+
+static nnp_status run_open(driver *d) {
+  NNP_TRY(ensure_server(d, default_cfg(d->s)));
+  for (int i = 0; i < d->s->n_rates && !nnp_llm_interrupted; i++) {
+    nnp_llm_load_plan p = base_plan(d);
+    p.rate = d->s->rates[i];
+    char label[64];
+    snprintf(label, sizeof label, "rate %g/s", p.rate);
+    NNP_TRY(run_row(d, &p, "open", label, NULL));
+  }
+  return NNP_OK;
+}
+
+static int slo_holds(const nnp_llm_load_row *row, const nnp_llm_slo *slo, int pct) {
+  const nnp_llm_metrics *m = &row->m;
+  if (m->n_failed > 0 || m->n_ok == 0) return 0;
+  if (slo->ttft_s > 0 && nnp_llm_stat_pct(&m->ttft, pct) > slo->ttft_s) return 0;
+  if (slo->tpot_s > 0 && m->tpot.n > 0 && nnp_llm_stat_pct(&m->tpot, pct) > slo->tpot_s) return 0;
+  if (slo->e2e_s > 0 && nnp_llm_stat_pct(&m->e2e, pct) > slo->e2e_s) return 0;
+  return 1;
+}
+
+/* --find-max-rate: double the rate from --rate-lo until the SLO breaks, then bisect until
+ * the bracket is within 10%; each probe is an open-loop row with fresh prompts. */
+static nnp_status find_max_rate(driver *d) {
+  const nnp_llm_load_spec *s = d->s;
+  NNP_TRY(ensure_server(d, default_cfg(s)));
+  double pass = 0, fail = -1, rate = s->rate_lo > 0 ? s->rate_lo : 0.5;
+  for (int k = 0; k < (s->max_probes > 0 ? s->max_probes : 10) && !nnp_llm_interrupted; k++) {
+    nnp_llm_load_plan p = base_plan(d);
+    p.rate = rate;
+    char label[64];
+    snprintf(label, sizeof label, "probe %g/s", rate);
+    nnp_llm_load_row *row = NULL;
+    NNP_TRY(run_row(d, &p, "probe", label, &row));
+    row->slo_passed = slo_holds(row, &s->slo, s->slo_percentile);
+    fprintf(stderr, "llm load: %s %s the SLO at P%d\n", label, row->slo_passed ? "meets" : "misses",
+            s->slo_percentile);
+    if (nnp_llm_interrupted) break; /* an interrupted probe says nothing about the rate */
+    if (row->slo_passed) pass = rate;
+    else fail = rate;
+    if (fail > 0 && (fail - pass) / fail < 0.1) break;
+    rate = fail < 0 ? rate * 2 : (pass + fail) / 2;
+  }
+  d->r->max_rate = pass;
+  return NNP_OK;
+}
+
+/* The explain rungs, each a row at the same offered load (closed loop, N streams). */
+static nnp_status run_rungs(driver *d) {
+  const nnp_llm_load_spec *s = d->s;
+  int n = max_concurrency_of(s), plen = nnp_len_dist_max(&s->prompt_len);
+  int prefix = s->shared_prefix > 0 ? s->shared_prefix : plen * 3 / 4;
+  struct rung {
+    const char *label;
+    server_cfg cfg;
+    int shared_prefix, cache_prompt;
+  } rungs[] = {
+      {"batching off (1 slot)", {1, 1, NULL}, 0, -1},
+      {"batching on (N slots)", {n, 1, NULL}, 0, -1},
+      {"prefix cache off", {n, 1, NULL}, prefix, 0},
+      {"prefix cache on", {n, 1, NULL}, prefix, 1},
+      {"KV cache q8_0", {n, 1, "q8_0"}, 0, -1},
+  };
+  for (size_t i = 0; i < sizeof rungs / sizeof *rungs && !nnp_llm_interrupted; i++) {
+    NNP_TRY(ensure_server(d, rungs[i].cfg));
+    nnp_llm_load_plan p = base_plan(d);
+    p.concurrency = n;
+    p.shared_prefix = rungs[i].shared_prefix;
+    p.cache_prompt = rungs[i].cache_prompt;
+    char label[64];
+    snprintf(label, sizeof label, "%s", rungs[i].label);
+    if (strstr(label, "(N slots)")) snprintf(label, sizeof label, "batching on (%d slots)", n);
+    NNP_TRY(run_row(d, &p, "rung", label, NULL));
+  }
+  return NNP_OK;
+}
+
+nnp_status nnp_llm_load_execute(const nnp_llm_load_spec *s, nnp_llm_load_result *r) {
+  if (s->explain && s->endpoint)
+    return nnp_error(NNP_ERR_INVALID, "llm load: --explain needs --backend llama-server (it restarts the server per rung)");
+  if (s->find_max_rate && !(s->slo.ttft_s > 0 || s->slo.tpot_s > 0 || s->slo.e2e_s > 0))
+    return nnp_error(NNP_ERR_INVALID, "llm load: --find-max-rate needs --slo ttft=...,tpot=...");
+  driver d = {.s = s, .r = r};
+  d.ep.chat = s->chat;
+  d.ep.model = s->model_name;
+  d.ep.api_key = s->api_key;
+  d.ep.timeout_s = s->timeout_s;
+  d.ep.n_vocab = s->n_vocab;
+  r->max_rate = -1;
+  if (s->endpoint) {
+    snprintf(d.ep.base_url, sizeof d.ep.base_url, "%s", s->endpoint);
+    ask_models(&d);
+    settle_vocab(&d);
+  }
+  nnp_status st;
+  if (s->explain) st = run_rungs(&d);
+  else if (s->find_max_rate) st = find_max_rate(&d);
+  else if (s->n_rates > 0) st = run_open(&d);
+  else st = run_closed(&d);
+  nnp_llama_server_stop(&d.srv);
+  r->n_vocab = d.ep.n_vocab;
+  return st;
+}
+
+void nnp_llm_load_result_free(nnp_llm_load_result *r) {
+  nnp_free(r->rows);
+  r->rows = NULL;
+  r->n_rows = 0;
+}
