@@ -28,6 +28,8 @@ static const command commands[] = {
     {"history", nnp_cmd_history, "list, show or export the bench runs stored in the history database"},
     {"compare", nnp_cmd_compare, "compare two results row by row: regressions and improvements beyond the noise"},
     {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
+    {"llm", nnp_cmd_llm, "LLM inference and serving: TTFT, TPOT, ITL, tokens/s (llm bench: llama.cpp, PyTorch; llm load: servers)"},
+    {"sweep", nnp_cmd_sweep, "run a sweep plan here or on Slurm (--slurm); its status, and its rows collected into one result"},
     {"advise", nnp_cmd_advise, "progressive search for the first configuration that meets a P99/memory target at an accuracy"},
 };
 
