@@ -26,6 +26,7 @@ int nnp_cmd_explain(int argc, char **argv);
 int nnp_cmd_load(int argc, char **argv);
 int nnp_cmd_coldstart(int argc, char **argv);
 int nnp_cmd_advise(int argc, char **argv);
+int nnp_cmd_convert(int argc, char **argv);
 
 /* Prints "nnperf: error: <last error>" (one line) and returns CLI_FAIL. */
 int cli_fail(const char *what);

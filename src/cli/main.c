@@ -28,6 +28,7 @@ static const command commands[] = {
     {"history", nnp_cmd_history, "list, show or export the bench runs stored in the history database"},
     {"compare", nnp_cmd_compare, "compare two results row by row: regressions and improvements beyond the noise"},
     {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
+    {"convert", nnp_cmd_convert, "write a model as a .tflite file (nnperf's ONNX->TFLite converter; fp32 or int8 from QDQ)"},
     {"advise", nnp_cmd_advise, "progressive search for the first configuration that meets a P99/memory target at an accuracy"},
 };
 
