@@ -156,8 +156,8 @@ def conv(c, n):
     bias = c.g.consts[n.inputs[2]].astype(np.float32) if len(n.inputs) > 2 and n.inputs[2] else np.zeros(w.shape[0], np.float32)
     group, cin = n.attrs.get("group", 1), c.shape(x)[1]
     depthwise = group > 1 and group == cin and w.shape[1] == 1
-    if group != 1 and not depthwise:
-        raise Unconvertible(f"{n}: grouped convolution (group={group}) that is not depthwise")
+    if group != 1 and not depthwise and (cin % group or w.shape[0] % group):
+        raise Unconvertible(f"{n}: group={group} does not divide the channels")
     strides = n.attrs.get("strides", [1, 1])
     dil = n.attrs.get("dilations", [1, 1])
     k_eff = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], dil)]
@@ -168,7 +168,7 @@ def conv(c, n):
         code, ot, opts = OP.DEPTHWISE_CONV_2D, OPT.DepthwiseConv2DOptions, S.DepthwiseConv2DOptionsT()
         opts.depthMultiplier = w.shape[0] // group
     else:
-        kern, axis = w.transpose(0, 2, 3, 1), 0  # [cout, kh, kw, cin]
+        kern, axis = w.transpose(0, 2, 3, 1), 0  # [cout, kh, kw, cin / group]: TFLite infers the groups
         code, ot, opts = OP.CONV_2D, OPT.Conv2DOptions, S.Conv2DOptionsT()
     opts.padding, opts.strideH, opts.strideW = padding, strides[0], strides[1]
     opts.dilationHFactor, opts.dilationWFactor = dil[0], dil[1]
