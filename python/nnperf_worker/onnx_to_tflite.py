@@ -189,7 +189,7 @@ def weights(c, n, kern, bias, axis, x, form):
             c.m.const(n.name + "/bias", bq, (s_in * ws, zeros, 0)))
 
 
-def pad_input(c, n, x, k_eff, strides, fill):
+def pad_input(c, n, x, k_eff, strides, fill, pads=None):
     """(padding, input): SAME or VALID when the ONNX pads are one of them, else an explicit
     PAD/PADV2 first (ONNX pads are symmetric where TensorFlow's SAME puts the odd one after)."""
     shape = c.shape(x)
@@ -201,7 +201,7 @@ def pad_input(c, n, x, k_eff, strides, fill):
         return S.Padding.VALID, x
     if auto != "NOTSET":
         raise Unconvertible(f"{n}: auto_pad={auto}")
-    pads = list(n.attrs.get("pads", [0, 0, 0, 0]))
+    pads = list(n.attrs.get("pads", [0, 0, 0, 0])) if pads is None else pads
     if not any(pads):
         return S.Padding.VALID, x
     if pads == same_pads(shape[2:], k_eff, strides):
@@ -227,13 +227,16 @@ def pad_input(c, n, x, k_eff, strides, fill):
 
 
 def pool(c, n):
-    if n.attrs.get("ceil_mode", 0) or any(d != 1 for d in n.attrs.get("dilations", [1, 1])):
-        raise Unconvertible(f"{n}: ceil_mode or dilations")
+    if any(d != 1 for d in n.attrs.get("dilations", [1, 1])):
+        raise Unconvertible(f"{n}: dilations")
+    if n.attrs.get("ceil_mode", 0) and n.op != "MaxPool":
+        raise Unconvertible(f"{n}: ceil_mode=1 (converted for MaxPool only)")
     if n.op == "AveragePool" and n.attrs.get("count_include_pad", 0):
         raise Unconvertible(f"{n}: count_include_pad=1 (TFLite averages over the window inside the image)")
     x = n.inputs[0]
     k, strides = n.attrs["kernel_shape"], n.attrs.get("strides", [1, 1])
-    padding, xin = pad_input(c, n, x, k, strides, 0.0 if n.op == "AveragePool" else None)
+    pads = ceil_pads(c.shape(x), k, strides, n.attrs.get("pads", [0, 0, 0, 0])) if n.attrs.get("ceil_mode", 0) else None
+    padding, xin = pad_input(c, n, x, k, strides, 0.0 if n.op == "AveragePool" else None, pads)
     form = c.form_of(n, [x])
     if form == "q":
         c.g.qparams[n.outputs[0]] = c.g.qparams[x]  # TFLite's int8 pools keep the input's scale
@@ -244,6 +247,19 @@ def pool(c, n):
     xi = c.get(xin, form) if isinstance(xin, str) else xin
     code = OP.MAX_POOL_2D if n.op == "MaxPool" else OP.AVERAGE_POOL_2D
     c.m.op(code, [xi], [c.new(n.outputs[0], form)], OPT.Pool2DOptions, opts)
+
+
+def ceil_pads(shape, k, strides, pads):
+    """ceil_mode=1: more padding (with the lowest value) after, so that the floor of a
+    VALID pool gives ONNX's ceil output size."""
+    pads = list(pads)
+    for d in range(2):
+        span = shape[2 + d] + pads[d] + pads[d + 2] - k[d]
+        out = -(-span // strides[d]) + 1
+        if (out - 1) * strides[d] >= shape[2 + d] + pads[d]:
+            out -= 1  # ONNX: the last window must start inside the input or its begin pad
+        pads[d + 2] += max((out - 1) * strides[d] + k[d] - (shape[2 + d] + pads[d] + pads[d + 2]), 0)
+    return pads
 
 
 def global_pool(c, n):

@@ -50,6 +50,7 @@ CASES = {
                                    c("v", [0.5, 1.0, 2.0])]),
     "MaxPool 3x3 stride 2 pads 1 (PADV2)": ([N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
                                                pads=[1, 1, 1, 1])], []),
+    "MaxPool 2x2 stride 2 ceil_mode (5x5 out of 9x9)": ([N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)], []),
     "MaxPool 2x2 stride 2": ([N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])], []),
     "AveragePool 3x3 pads 1 (SAME, pads excluded)": ([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
                                                         pads=[1, 1, 1, 1])], []),
