@@ -94,7 +94,7 @@ def model(nodes, inits):
 def native(nnperf, path, xpath, work):
     out = os.path.join(work, "out")
     subprocess.run([nnperf, "run", path, "--input", f"x={xpath}", "--output-dir", out, "--quiet"], check=True)
-    return np.load(os.path.join(out, "y.npy"))
+    return np.load(os.path.join(out, "y.npy"), allow_pickle=False)
 
 
 def litert(data, x):
