@@ -404,9 +404,15 @@ def main(argv):
     ap.add_argument("model")
     ap.add_argument("out")
     ap.add_argument("--batch", type=int, default=1, help="the batch size where the model's is symbolic")
+    ap.add_argument("--input-shape", action="append", default=[], metavar="NAME=1x3x224x224",
+                    help="fix an input's shape (the tflite row passes its own)")
     a = ap.parse_args(argv)
+    shapes = {}
+    for item in a.input_shape:
+        name, _, dims = item.rpartition("=")
+        shapes[name] = [int(d) for d in dims.split("x")]
     try:
-        data, g = convert(a.model, batch=a.batch)
+        data, g = convert(a.model, input_shapes=shapes, batch=a.batch)
     except Unconvertible as e:
         print(f"{a.model}: {e}", file=sys.stderr)
         return 1

@@ -1,9 +1,14 @@
 """The tflite row: LiteRT's Interpreter (PyPI ai-edge-litert) with its default XNNPACK
 delegate and num_threads = --threads, the way TFLite users run a .tflite. The .tflite is
 converted from the row's ONNX file by nnperf's converter (onnx_to_tflite.py) at load time
-(the parse phase), or taken as given with the option model=FILE.tflite. A QDQ model
+(the parse phase), or taken as given with the option model=FILE.tflite. The conversion
+runs in a child process, so that this worker maps only what a deployment ships (LiteRT,
+numpy, Python), not the onnx package: the footprint record counts the worker's own files. A QDQ model
 (--int8-model) converts to a full-int8 .tflite with the QDQ's calibrated scales."""
 import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -23,17 +28,20 @@ class TfLite:
         return f"ai-edge-litert {version('ai-edge-litert')} (Interpreter + XNNPACK delegate)"
 
     def _model(self, spec, shapes):
+        """(path of the .tflite, how it was made, int8?)"""
         given = spec.options.get("model")
         if given:
-            with open(given, "rb") as f:
-                return f.read(), f"model {given} as given", False
-        from .onnx_to_tflite import convert
-        from .tflite_prepare import Unconvertible
-        try:
-            data, g = convert(spec.model, input_shapes=shapes)
-        except Unconvertible as e:
-            raise Unsupported(f"ONNX->TFLite conversion: {e}")
-        return data, "converted from ONNX by nnperf (onnx_to_tflite)", bool(g.qparams)
+            return given, f"model {given} as given", False
+        fd, path = tempfile.mkstemp(suffix=".tflite", prefix="nnperf-tflite-")
+        os.close(fd)
+        self.tmp = path
+        cmd = [sys.executable, "-m", "nnperf_worker.onnx_to_tflite", spec.model, path]
+        cmd += [f"--input-shape={n}={'x'.join(str(d) for d in dims)}" for n, dims in shapes.items()]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            why = (r.stderr.strip().splitlines() or ["the converter failed"])[-1]
+            raise Unsupported(f"ONNX->TFLite conversion: {why.split(': ', 1)[-1] if r.returncode == 1 else why}")
+        return path, "converted from ONNX by nnperf (onnx_to_tflite)", "int8" in r.stdout
 
     def load(self, spec, shapes):
         from ai_edge_litert.interpreter import Interpreter
@@ -41,9 +49,11 @@ class TfLite:
             raise Unsupported(f"the tflite row runs the model as given; {spec.precision} comes from a QDQ "
                               f"model (--int8-model)")
         t0 = time.monotonic()
-        data, how, int8 = self._model(spec, shapes)
+        path, how, int8 = self._model(spec, shapes)
         t1 = time.monotonic()
-        self.interp = Interpreter(model_content=data, num_threads=spec.threads)
+        self.model_path = path  # the file this backend loads: the footprint's model bytes
+        self.model_bytes = os.path.getsize(path)
+        self.interp = Interpreter(model_path=path, num_threads=spec.threads)
         self.interp.allocate_tensors()
         t2 = time.monotonic()
         ins, outs = self.interp.get_input_details(), self.interp.get_output_details()
@@ -51,11 +61,17 @@ class TfLite:
         self.outputs = [(d["index"], len(d["shape"]) == 4) for d in outs]
         self.input_names = [d["name"] for d in ins]
         self.output_names = [d["name"] for d in outs]
-        self.model_bytes = len(data)
         kind = "int8 (QDQ calibration)" if int8 else "float32"
         return {"parse_s": t1 - t0, "compile_s": t2 - t1, "load_s": t2 - t0, "threads": spec.threads,
-                "note": f"{how}, {kind}, {len(data)} bytes; parse = ONNX->TFLite convert, compile = "
+                "note": f"{how}, {kind}, {self.model_bytes} bytes; parse = ONNX->TFLite convert, compile = "
                         f"Interpreter + allocate_tensors (XNNPACK delegate); inputs fed NHWC"}
+
+    def __del__(self):
+        if getattr(self, "tmp", None):
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
 
     def set_inputs(self, feed):
         # NCHW -> NHWC outside the timed region: TFLite users feed NHWC
