@@ -416,6 +416,10 @@ def main(argv):
     except Unconvertible as e:
         print(f"{a.model}: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # noqa: BLE001 - a file onnx cannot read or check: one line, not a traceback
+        print(f"{a.model}: not a readable ONNX model ({type(e).__name__}: {' '.join(str(e).split())[:300]})",
+              file=sys.stderr)
+        return 1
     with open(a.out, "wb") as f:
         f.write(data)
     kind = "int8 (from the QDQ model's calibration)" if g.qparams else "float32"

@@ -36,9 +36,12 @@ PY
 check "tflite row ok on zoo:tiny, within the fp32 tolerance" row_ok
 convert_cli() {
   "$nnperf" convert zoo:tiny --to tflite -o "$work/tiny.tflite" && [ -s "$work/tiny.tflite" ] &&
-  ! "$nnperf" convert zoo:tiny --to onnx -o "$work/x" 2>/dev/null
+  ! "$nnperf" convert zoo:tiny --to onnx -o "$work/x" 2>/dev/null &&
+  head -c 100 /dev/zero | tr '\0' 'z' > "$work/bad.onnx" &&
+  ! "$nnperf" convert "$work/bad.onnx" --to tflite -o "$work/bad.tflite" 2> "$work/err" &&
+  grep -q "not a readable ONNX model" "$work/err" && [ "$(wc -l < "$work/err")" -eq 1 ]
 }
-check "nnperf convert --to tflite" convert_cli
+check "nnperf convert --to tflite (and a corrupt file: one line, exit 1)" convert_cli
 unsupported() {
   "$py" - "$work/erf.onnx" <<'PY'
 import sys
