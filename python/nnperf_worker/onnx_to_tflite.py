@@ -183,6 +183,15 @@ def weights(c, n, kern, bias, axis, x, form):
         return c.m.const(n.name + "/weights", kern), c.m.const(n.name + "/bias", bias)
     q, ws = quantize_per_channel(kern, axis)
     s_in = c.g.qparams[x][0]
+    # a channel of near-zero weights gets a tiny scale, and its bias / (s_in * s_w) would
+    # overflow int32: widen that channel's weight scale until the bias fits (as TFLite's
+    # own quantizer does); its weights are that small anyway
+    floor = np.abs(bias) / (s_in * 2.0 ** 30)
+    if np.any(ws < floor):
+        ws = np.maximum(ws, floor).astype(np.float32)
+        shape = [1] * kern.ndim
+        shape[axis] = -1
+        q = np.clip(np.rint(kern / ws.reshape(shape)), -127, 127).astype(np.int8)
     bq = np.rint(bias / (s_in * ws)).astype(np.int32)
     zeros = [0] * len(ws)
     return (c.m.const(n.name + "/weights", q, (ws, zeros, axis)),

@@ -129,6 +129,22 @@ def qdq_case():
     return model(nodes, inits)
 
 
+def bias_fits_int32():
+    """A channel of near-zero weights: its int32 bias must still dequantize to the bias."""
+    from types import SimpleNamespace
+    from nnperf_worker.onnx_to_tflite import weights
+    from nnperf_worker.tflite_model import TfliteModel
+    c = SimpleNamespace(g=SimpleNamespace(qparams={"x": (0.01, 0)}), m=TfliteModel())
+    kern = np.zeros((2, 1, 1, 3), np.float32)
+    kern[0], kern[1] = 0.5, 1e-12
+    bias = np.array([0.1, 0.3], np.float32)
+    _, bi = weights(c, SimpleNamespace(name="n"), kern, bias, 0, "x", "q")
+    t = c.m.tensors[bi]
+    bq = np.frombuffer(np.asarray(c.m.buffers[t.buffer].data, np.uint8).tobytes(), np.int32)
+    back = bq * np.array(t.quantization.scale)
+    return bool(np.allclose(back, bias, rtol=1e-6)), back
+
+
 def main():
     nnperf, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
@@ -156,6 +172,9 @@ def main():
             ok, err = False, f"{type(e).__name__}: {e}"
         print(f"{'pass' if ok else 'FAIL'} {name}: max abs error {err}")
         passed, failed = passed + ok, failed + (not ok)
+    ok, back = bias_fits_int32()
+    print(f"{'pass' if ok else 'FAIL'} int8 bias of a near-zero-weight channel fits int32: {back}")
+    passed, failed = passed + ok, failed + (not ok)
     for name, (nodes, inits, must_name) in REFUSED.items():
         try:
             convert(model(nodes, inits))
