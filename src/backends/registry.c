@@ -37,6 +37,8 @@ static const nnp_backend_entry entries[] = {
      "scripts/install-deps.sh (Debian python3-torch python3-onnx)", 0},
     {"torch-compile", NNP_BACKEND_EXTERNAL, NULL, "PyTorch torch.compile, Inductor (Python worker; PyTorch >= 2.0)",
      "pip install 'torch>=2.0' into the interpreter set by NNPERF_TORCH_PYTHON", 0},
+    {"tflite", NNP_BACKEND_EXTERNAL, NULL, "LiteRT (TFLite) Interpreter + XNNPACK delegate, ONNX converted by nnperf (Python worker)",
+     "scripts/install-python.sh (PyPI ai-edge-litert into .venv)", 0},
     {"ort-cuda", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, CUDA execution provider (Python worker; NVIDIA GPU)",
      ".venv/bin/pip install onnxruntime-gpu (replaces onnxruntime) + NVIDIA driver and CUDA 12", 0},
     {"ort-trt", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, TensorRT execution provider (Python worker; NVIDIA GPU)",

@@ -29,6 +29,7 @@ int nnp_cmd_advise(int argc, char **argv);
 int nnp_cmd_llm(int argc, char **argv);
 int nnp_cmd_sweep(int argc, char **argv);
 int nnp_cmd_llm_load(int argc, char **argv); /* argv[0] is "load" (nnperf llm load) */
+int nnp_cmd_convert(int argc, char **argv);
 
 /* Prints "nnperf: error: <last error>" (one line) and returns CLI_FAIL. */
 int cli_fail(const char *what);

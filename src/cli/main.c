@@ -30,6 +30,7 @@ static const command commands[] = {
     {"quantize", nnp_cmd_quantize, "calibrate on real data and write an INT8 (QDQ) ONNX model"},
     {"llm", nnp_cmd_llm, "LLM inference and serving: TTFT, TPOT, ITL, tokens/s (llm bench: llama.cpp, PyTorch; llm load: servers)"},
     {"sweep", nnp_cmd_sweep, "run a sweep plan here or on Slurm (--slurm); its status, and its rows collected into one result"},
+    {"convert", nnp_cmd_convert, "write a model as a .tflite file (nnperf's ONNX->TFLite converter; fp32 or int8 from QDQ)"},
     {"advise", nnp_cmd_advise, "progressive search for the first configuration that meets a P99/memory target at an accuracy"},
 };
 
