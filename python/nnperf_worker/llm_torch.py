@@ -93,6 +93,9 @@ def load(spec):
                                                  gguf_file=os.path.basename(path),
                                                  dtype=torch.float32)
     model.eval()
+    # every backend generates exactly gen_len tokens: the model's own end-of-sequence must
+    # neither stop generate() nor pad a finished sequence
+    model.generation_config.eos_token_id = None
     out("load %.9f %.9f" % (time.monotonic() - t0, time.monotonic()))
     return model
 
@@ -135,7 +138,7 @@ def main():
     if n_ctx and plen + glen > n_ctx:
         fail("failed", "a prompt of %d tokens plus %d generated exceeds the model's context of %d tokens"
              % (plen, glen, n_ctx))
-    out("weights fp32 (dequantised)")
+    out("weights fp32")
     c, warmup, requests = int(spec["concurrency"]), int(spec["warmup"]), int(spec["requests"])
     kv = 0
     total = warmup + requests
