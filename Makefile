@@ -50,6 +50,7 @@ benchmarks: build
 
 crosscheck: build
 	.venv/bin/python bench/crosscheck.py --nnperf $(BUILD)/nnperf
+	bench/llm_crosscheck.sh $(BUILD)/nnperf
 
 fuzz: deps
 	scripts/fuzz.sh
