@@ -36,7 +36,7 @@ test: deps
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_FUZZ=ON
-	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_onnx_load fuzz_tensor_pb fuzz_worker_protocol fuzz_npy fuzz_result_load fuzz_shape_infer fuzz_jpeg_read fuzz_png_read fuzz_plan_cache fuzz_sse_stream
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_onnx_load fuzz_tensor_pb fuzz_worker_protocol fuzz_npy fuzz_result_load fuzz_shape_infer fuzz_jpeg_read fuzz_png_read fuzz_plan_cache fuzz_sse_stream fuzz_gguf
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
 
 conformance: build

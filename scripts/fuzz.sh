@@ -23,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-1000000}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_onnx_load fuzz_tensor_pb fuzz_worker_protocol fuzz_npy fuzz_result_load fuzz_shape_infer fuzz_jpeg_read fuzz_png_read fuzz_plan_cache fuzz_sse_stream)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_onnx_load fuzz_tensor_pb fuzz_worker_protocol fuzz_npy fuzz_result_load fuzz_shape_infer fuzz_jpeg_read fuzz_png_read fuzz_plan_cache fuzz_sse_stream fuzz_gguf)
 build=$root/build-fuzz
 
 CC=${CC:-clang} cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DNNP_FUZZ=ON >/dev/null

@@ -8,9 +8,8 @@
 
 #include "nnperf/backend.h"
 
-#ifndef NNP_LLAMA_SUBDIR
-#define NNP_LLAMA_SUBDIR "llama-0.3.36"
-#endif
+#define NNP_LLAMA_CPP_PYTHON_VERSION "0.3.36" /* scripts/install-llm.sh's pin */
+#define NNP_LLAMA_SUBDIR "llama-" NNP_LLAMA_CPP_PYTHON_VERSION
 
 const char *nnp_llm_cache_dir(void) {
   static char dir[4096];
@@ -50,7 +49,7 @@ static nnp_status llama_worker_path(char *out, size_t size) {
 static nnp_status llama_probe(char *version, size_t size) {
   char path[4200];
   NNP_TRY(llama_worker_path(path, sizeof path));
-  snprintf(version, size, "llama.cpp (vendored by llama-cpp-python %s)", NNP_LLAMA_SUBDIR + 6);
+  snprintf(version, size, "llama.cpp (vendored by llama-cpp-python %s)", NNP_LLAMA_CPP_PYTHON_VERSION);
   return NNP_OK;
 }
 
