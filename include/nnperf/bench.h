@@ -147,9 +147,14 @@ typedef struct nnp_bench_result {
    * run has one row: the backend configuration, its worker's start-up, no samples. */
   nnp_load_section *load;
   nnp_coldstart_section *coldstart;
+  /* nnperf llm bench: its section (owned, NULL otherwise; nnperf/llm_bench.h). Each of
+   * rows[i] mirrors llm->rows[i]'s configuration and outcome (backend, threads, label,
+   * status, phases, memory; batch = concurrency; no samples), so the sweep runner,
+   * resume and history treat LLM rows as rows; the measurements live in the section. */
+  struct nnp_llm_result *llm;
 } nnp_bench_result;
 
-/* "bench", "load" or "coldstart": which section the result carries. */
+/* "bench", "load", "coldstart" or "llm": which section the result carries. */
 const char *nnp_result_kind(const nnp_bench_result *r);
 
 void nnp_bench_result_free(nnp_bench_result *r);

@@ -41,6 +41,9 @@ typedef struct nnp_llm_request {
 } nnp_llm_request;
 
 void nnp_llm_request_free(nnp_llm_request *r);
+/* A measured request's TTFT, TPOT ((E2E - TTFT) / (tokens - 1), 0 for one token) and
+ * E2E, from its scheduled arrival (t_due). 0 for a warm-up, failed or empty request. */
+int nnp_llm_request_latency(const nnp_llm_request *r, double *ttft, double *tpot, double *e2e);
 /* Appends one token arrival time (grows token_t). */
 nnp_status nnp_llm_request_add_token(nnp_llm_request *r, double t);
 

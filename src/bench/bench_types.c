@@ -2,6 +2,7 @@
 
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
+#include "nnperf/llm_bench.h"
 
 const char *nnp_precision_name(nnp_precision p) {
   switch (p) {
@@ -72,10 +73,13 @@ void nnp_bench_result_free(nnp_bench_result *r) {
   nnp_coldstart_section_free(r->coldstart);
   nnp_free(r->coldstart);
   r->coldstart = NULL;
+  if (r->llm) nnp_llm_result_free(r->llm);
+  nnp_free(r->llm);
+  r->llm = NULL;
 }
 
 const char *nnp_result_kind(const nnp_bench_result *r) {
-  return r->load ? "load" : r->coldstart ? "coldstart" : "bench";
+  return r->load ? "load" : r->coldstart ? "coldstart" : r->llm ? "llm" : "bench";
 }
 
 uint64_t nnp_mix64(uint64_t z) {

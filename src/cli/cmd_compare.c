@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_compare_llm.h"
 #include "cli/cli_result.h"
 #include "nnperf/compare.h"
 #include "util/atomic_file.h"
@@ -95,6 +96,12 @@ int nnp_cmd_compare(int argc, char **argv) {
   }
   printf("base: %s (%s)\nnew:  %s (%s)\nthreshold %.3g%%, alpha %.3g\n\n", paths[0], base.env.timestamp, paths[1],
          next.env.timestamp, o.threshold * 100, o.alpha);
+  if (base.llm || next.llm) { /* LLM rows: latencies per request (cmd_compare_llm.c) */
+    int llm_rc = cli_compare_llm(&base, &next, &o);
+    nnp_bench_result_free(&base);
+    nnp_bench_result_free(&next);
+    return llm_rc;
+  }
   printf("%-28s %10s %10s %7s %17s %7s %8s %7s  %s\n", "row", "base P50", "new P50", "ratio", "95% CI", "proc",
          "p", "delta", "verdict");
   nnp_atomic_file jf = {0};

@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include "bench/orchestrator.h"
+#include "bench/resume.h"
+#include "cli/cli_result.h"
 #include "cli/cli.h"
 #include "llm/llm_backends.h"
 #include "llm/llm_report.h"
 #include "llm/llm_sweep.h"
+#include "nnperf/result.h"
+#include "nnperf/sweep.h"
 #include "util/writable.h"
 
 static const char llm_help[] =
@@ -45,17 +49,22 @@ static const char llm_help[] =
     "  --csv FILE           one line per row\n"
     "  --html FILE          HTML report: TTFT/TPOT distributions, decode tokens/s against concurrency\n"
     "  --allow-mixed        rank rows of different weight types against each other\n"
+    "  --resume FILE        continue the interrupted run whose --json FILE this is: its finished\n"
+    "                       rows are kept, the rest run (same options required)\n"
+    "  --no-history         do not store the run in the history database (nnperf history)\n"
+    "  --history-db FILE    history database (default $NNPERF_HISTORY or ~/.local/share/nnperf)\n"
     "  --quiet              no table, no progress\n\n"
     "exit status: 0 all rows ok or unavailable, 1 a bad model or a failed row (still recorded),\n"
     "2 bad command line\n\n"
     "examples:\n"
     "  nnperf llm bench\n"
-    "  nnperf llm bench model.gguf --backends llama.cpp --concurrency 1,4 --threads 2 --json r.json\n";
+    "  nnperf llm bench model.gguf --backends llama.cpp --concurrency 1,4 --threads 2 --json r.json\n"
+    "  nnperf compare old.json r.json         (or history ids: nnperf compare @3 @5)\n";
 
 typedef struct llm_cli {
   nnp_llm_sweep_spec spec;
-  const char *json, *csv, *html;
-  int quiet, allow_mixed;
+  const char *json, *csv, *html, *resume_path, *history_db;
+  int quiet, allow_mixed, no_history;
   char command_line[1024];
 } llm_cli;
 
@@ -130,6 +139,7 @@ static int parse_args(llm_cli *c, int argc, char **argv) {
     }
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->quiet = 1;
     else if (!strcmp(a, "--allow-mixed")) c->allow_mixed = 1;
+    else if (!strcmp(a, "--no-history")) c->no_history = 1;
     else if (a[0] == '-' && !v) return cli_usage_error("llm bench", "%s needs a value (or is unknown)", a) ? -1 : -1;
     else if (a[0] == '-') {
       int used = numeric_option(c, a, v);
@@ -142,6 +152,8 @@ static int parse_args(llm_cli *c, int argc, char **argv) {
       else if (!strcmp(a, "--csv")) c->csv = v;
       else if (!strcmp(a, "--html")) c->html = v;
       else if (!strcmp(a, "--backend-options")) c->spec.options = v;
+      else if (!strcmp(a, "--resume")) c->resume_path = v;
+      else if (!strcmp(a, "--history-db")) c->history_db = v;
       else return cli_usage_error("llm bench", "unknown option '%s'", a) ? -1 : -1;
     } else if (!c->spec.model) c->spec.model = a;
     else return cli_usage_error("llm bench", "more than one model given ('%s')", a) ? -1 : -1;
@@ -167,18 +179,18 @@ static void on_signal(int sig) {
 }
 
 static void progress(void *ud, int row, int rows, const char *label, const char *phase, int done, int total) {
-  (void)label;
   llm_cli *c = ud;
   if (c->quiet || !isatty(2)) return;
-  if (total > 0) fprintf(stderr, "\r\033[K[row %d/%d] %-8s request %d/%d", row, rows, phase, done, total);
-  else fprintf(stderr, "\r\033[K[row %d/%d] %-8s", row, rows, phase);
+  if (total > 0) fprintf(stderr, "\r\033[K[row %d/%d] %s: %-8s request %d/%d", row, rows, label, phase, done, total);
+  else fprintf(stderr, "\r\033[K[row %d/%d] %s: %-8s", row, rows, label, phase);
   fflush(stderr);
 }
 
-static void row_done(void *ud, const nnp_llm_result *r, int row) {
+/* After each row: the whole document so far, atomically (an interrupted run keeps it). */
+static void row_done(void *ud, const nnp_bench_result *r, int index, bool kept) {
   llm_cli *c = ud;
-  (void)row;
-  if (c->json && nnp_llm_write_json(r, c->json) != NNP_OK) fprintf(stderr, "nnperf: %s\n", nnp_last_error());
+  (void)index, (void)kept;
+  if (c->json && nnp_result_write_file(r, c->json) != NNP_OK) fprintf(stderr, "nnperf: --json: %s\n", nnp_last_error());
 }
 
 static int check_outputs(const llm_cli *c) {
@@ -189,13 +201,45 @@ static int check_outputs(const llm_cli *c) {
   return 0;
 }
 
-static int write_outputs(const llm_cli *c, const nnp_llm_result *r) {
+static int write_outputs(const llm_cli *c, const nnp_bench_result *res) {
   int rc = CLI_OK;
-  if (c->json && nnp_llm_write_json(r, c->json) != NNP_OK) rc = cli_fail("--json");
+  const nnp_llm_result *r = res->llm;
+  if (c->json && nnp_result_write_file(res, c->json) != NNP_OK) rc = cli_fail("--json");
   if (c->csv && nnp_llm_write_csv(r, c->csv) != NNP_OK) rc = cli_fail("--csv");
   if (c->html && nnp_llm_write_html(r, c->html) != NNP_OK) rc = cli_fail("--html");
   if (!c->quiet) nnp_llm_report_table(stdout, r);
   return rc;
+}
+
+static int run_sweep(llm_cli *c, nnp_bench_result *res) {
+  nnp_bench_result done;
+  memset(&done, 0, sizeof done);
+  if (c->resume_path && nnp_resume_load(c->resume_path, &done) != NNP_OK) return cli_fail(NULL);
+  nnp_sweep_spec spec;
+  nnp_sweep_spec_default(&spec);
+  spec.workload = &nnp_llm_workload;
+  spec.workload_args = &c->spec;
+  spec.model = c->spec.model;
+  spec.command_line = c->command_line;
+  spec.seed = c->spec.seed;
+  spec.processes = 1;
+  spec.allow_mixed = c->allow_mixed;
+  spec.resume = c->resume_path ? &done : NULL;
+  spec.resume_name = c->resume_path;
+  spec.progress = progress, spec.row_done = row_done, spec.ud = c;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  nnp_sweep_outcome o;
+  nnp_status st = nnp_sweep_run(&spec, res, &o);
+  nnp_bench_result_free(&done);
+  if (!c->quiet && isatty(2)) fprintf(stderr, "\r\033[K");
+  if (st != NNP_OK || !res->llm) return cli_fail(NULL);
+  nnp_llm_sync_header(res); /* the noisy flag is known only now */
+  if (o.interrupted && c->json) fprintf(stderr, "nnperf: continue with the same command and --resume %s\n", c->json);
+  return CLI_OK;
 }
 
 static int llm_bench(int argc, char **argv) {
@@ -215,31 +259,19 @@ static int llm_bench(int argc, char **argv) {
             c.spec.model == nnp_llm_default_model() ? " (the default model: run scripts/install-llm.sh)" : "");
     return CLI_FAIL;
   }
-  nnp_llm_result r;
-  memset(&r, 0, sizeof r);
-  snprintf(r.model, sizeof r.model, "%s", c.spec.model);
-  snprintf(r.nnperf_version, sizeof r.nnperf_version, "0.1.0");
-  snprintf(r.command_line, sizeof r.command_line, "%s", c.command_line);
-  r.allow_mixed = c.allow_mixed;
-  nnp_env_capture(&r.env);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  nnp_llm_sweep_hooks hooks = {.progress = progress, .row_done = row_done, .ud = &c};
-  nnp_status st = nnp_llm_sweep_run(&c.spec, &r, &hooks);
-  if (!c.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
-  if (st != NNP_OK) {
-    nnp_llm_result_free(&r);
-    return cli_fail(NULL);
+  nnp_bench_result res;
+  memset(&res, 0, sizeof res);
+  int rc = run_sweep(&c, &res);
+  if (rc != CLI_OK) {
+    nnp_bench_result_free(&res);
+    return rc;
   }
-  r.noisy = nnp_env_is_busy(&r.env);
-  int rc = write_outputs(&c, &r);
-  for (int i = 0; i < r.n_rows; i++)
-    if (r.rows[i].status != NNP_ROW_OK && r.rows[i].status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
+  rc = write_outputs(&c, &res);
+  for (int i = 0; i < res.n_rows; i++)
+    if (res.rows[i].status != NNP_ROW_OK && res.rows[i].status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
+  if (!c.no_history && res.n_rows > 0) cli_store_history(&res, c.history_db, c.quiet);
   if (nnp_bench_interrupted) rc = 130;
-  nnp_llm_result_free(&r);
+  nnp_bench_result_free(&res);
   return rc;
 }
 

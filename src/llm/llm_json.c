@@ -134,8 +134,10 @@ static void row(FILE *f, const nnp_llm_row *w) {
 }
 
 void nnp_llm_report_json(FILE *f, const nnp_llm_result *r) {
-  fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"" NNP_LLM_RESULT_KIND "\",\n",
-          NNP_LLM_SCHEMA_VERSION);
+  fprintf(f,
+          "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n"
+          "  \"kind\": \"" NNP_LLM_RESULT_KIND "\",\n",
+          NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR);
   fputs("  \"nnperf_version\": ", f);
   STR(f, r->nnperf_version);
   fputs(",\n  \"command_line\": ", f);

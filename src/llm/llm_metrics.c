@@ -61,20 +61,29 @@ static double request_end(const nnp_llm_request *r) {
   return r->t_done > last ? r->t_done : last;
 }
 
+int nnp_llm_request_latency(const nnp_llm_request *r, double *ttft, double *tpot, double *e2e) {
+  if (r->warmup || !r->ok || r->n_tokens == 0) return 0;
+  *ttft = r->token_t[0] - r->t_due;
+  *e2e = request_end(r) - r->t_due;
+  *tpot = r->n_tokens > 1 ? (*e2e - *ttft) / (r->n_tokens - 1) : 0;
+  return 1;
+}
+
 static int within_slo(const nnp_llm_request *r, const nnp_llm_slo *slo) {
   if (!slo) return 1;
-  double ttft = r->token_t[0] - r->t_due, e2e = request_end(r) - r->t_due;
-  double tpot = r->n_tokens > 1 ? (e2e - ttft) / (r->n_tokens - 1) : 0;
+  double ttft, tpot, e2e;
+  nnp_llm_request_latency(r, &ttft, &tpot, &e2e);
   return !(slo->ttft_s > 0 && ttft > slo->ttft_s) && !(slo->tpot_s > 0 && tpot > slo->tpot_s) &&
          !(slo->e2e_s > 0 && e2e > slo->e2e_s);
 }
 
 /* Adds one ok request's latencies to the four sample sets. */
 static nnp_status collect(const nnp_llm_request *r, sample_buf s[4]) {
-  double ttft = r->token_t[0] - r->t_due, e2e = request_end(r) - r->t_due;
+  double ttft, tpot, e2e;
+  nnp_llm_request_latency(r, &ttft, &tpot, &e2e);
   NNP_TRY(push(&s[0], ttft));
   NNP_TRY(push(&s[3], e2e));
-  if (r->n_tokens > 1) NNP_TRY(push(&s[1], (e2e - ttft) / (r->n_tokens - 1)));
+  if (r->n_tokens > 1) NNP_TRY(push(&s[1], tpot));
   for (int k = 1; k < r->n_tokens; k++) NNP_TRY(push(&s[2], r->token_t[k] - r->token_t[k - 1]));
   return NNP_OK;
 }

@@ -7,15 +7,11 @@
 
 #include "nnperf/llm_bench.h"
 
-#define NNP_LLM_SCHEMA_VERSION 1
-
 void nnp_llm_report_json(FILE *f, const nnp_llm_result *r);
 nnp_status nnp_llm_write_json(const nnp_llm_result *r, const char *path);
 nnp_status nnp_llm_write_csv(const nnp_llm_result *r, const char *path);
 nnp_status nnp_llm_write_html(const nnp_llm_result *r, const char *path);
 void nnp_llm_report_table(FILE *f, const nnp_llm_result *r);
 
-/* Reads a result document of kind "llm" back (nnperf report, compare). */
-nnp_status nnp_llm_read_json(const char *path, nnp_llm_result *out);
 
 #endif

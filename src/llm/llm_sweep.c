@@ -9,6 +9,7 @@
 #include "llm/llm_backends.h"
 #include "llm/llm_worker.h"
 #include "nnperf/alloc.h"
+#include "nnperf/sweep.h"
 
 void nnp_llm_sweep_spec_default(nnp_llm_sweep_spec *s) {
   memset(s, 0, sizeof *s);
@@ -37,30 +38,79 @@ static void backend_options(const char *all, const char *backend, char *out, siz
 
 static int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-typedef struct row_ctx {
+/* The workload's state: the spec, the model's header, the result being filled. */
+typedef struct llm_state {
   const nnp_llm_sweep_spec *s;
-  const nnp_llm_sweep_hooks *hooks;
-  const nnp_gguf_info *info;
-  int index, total;
-} row_ctx;
+  const nnp_sweep_spec *sweep;
+  nnp_gguf_info info;
+  nnp_bench_result *res;
+  int n_rows;
+  /* the row under way, for the progress callback */
+  nnp_sweep_progress_fn progress;
+  void *ud;
+  int index;
+  const char *label;
+} llm_state;
 
-static void row_progress(void *ud, const char *phase, int done, int total) {
-  row_ctx *c = ud;
-  if (c->hooks && c->hooks->progress) c->hooks->progress(c->hooks->ud, c->index + 1, c->total, "", phase, done, total);
+/* Row index -> its axes: threads, prompt length, concurrency, backend (innermost). */
+static void row_axes(const llm_state *st, int index, int *threads, int *plen, int *conc, const nnp_llm_backend **b) {
+  const nnp_llm_sweep_spec *s = st->s;
+  int bi = index % s->n_backends;
+  index /= s->n_backends;
+  int ci = index % s->n_concurrency;
+  index /= s->n_concurrency;
+  int pi = index % s->n_prompt_lens;
+  int ti = index / s->n_prompt_lens;
+  *threads = s->threads[ti], *plen = s->prompt_lens[pi], *conc = s->concurrency[ci];
+  *b = nnp_llm_backend_find(s->backends[bi]);
 }
 
-/* One row: unavailable, refused before it starts (prompt beyond the context), or run. */
-static void run_one(row_ctx *c, const nnp_llm_backend *b, int threads, int plen, int conc, nnp_llm_row *row) {
-  const nnp_llm_sweep_spec *s = c->s;
+/* The worker request of row index (argv filled later, by the backend). */
+static nnp_llm_row_request row_request(const llm_state *st, int index, char *opts, size_t nopts, char *wt, size_t nwt,
+                                       const nnp_llm_backend **b) {
+  const nnp_llm_sweep_spec *s = st->s;
+  int threads, plen, conc;
+  row_axes(st, index, &threads, &plen, &conc, b);
+  backend_options(s->options, (*b)->name, opts, nopts);
+  snprintf(wt, nwt, "%s", (*b)->weight_type[0] ? (*b)->weight_type : st->info.weight_type);
+  return (nnp_llm_row_request){.backend = (*b)->name, .model_path = s->model, .options = opts, .weight_type = wt,
+                               .threads = threads, .prompt_len = plen, .gen_len = s->gen_len, .concurrency = conc,
+                               .requests = round_up(s->requests, conc),
+                               .warmup = round_up(s->warmup > conc ? s->warmup : conc, conc), .seed = s->seed,
+                               .timeout_s = s->timeout_s, .mem_limit = s->mem_limit};
+}
+
+void nnp_llm_mirror_row(const nnp_llm_row *w, nnp_bench_row *row) {
+  memset(row, 0, sizeof *row);
+  snprintf(row->backend, sizeof row->backend, "%s", w->backend);
+  snprintf(row->backend_version, sizeof row->backend_version, "%s", w->backend_version);
+  row->precision = NNP_FP32; /* not an axis of LLM rows: the weight type is (w->weight_type) */
+  row->threads = w->threads;
+  row->batch = w->concurrency;
+  snprintf(row->scenario, sizeof row->scenario, "llm p%d g%d c%d", w->prompt_len, w->gen_len, w->concurrency);
+  snprintf(row->label, sizeof row->label, "%s", w->label);
+  row->status = w->status;
+  snprintf(row->reason, sizeof row->reason, "%s", w->reason);
+  snprintf(row->note, sizeof row->note, "%s", w->note);
+  row->exit_status = w->exit_status, row->term_signal = w->term_signal;
+  row->spawn_to_ready_s = w->spawn_to_ready_s, row->load_s = w->load_s, row->cold_start_s = w->cold_start_s;
+  row->parse_s = row->compile_s = row->first_s = -1;
+  row->n_processes = w->status == NNP_ROW_OK ? 1 : 0;
+  row->peak_rss_bytes = w->peak_rss_bytes, row->vmhwm_bytes = w->vmhwm_bytes;
+}
+
+static void row_progress(void *ud, const char *phase, int done, int total) {
+  llm_state *st = ud;
+  if (st->progress) st->progress(st->ud, st->index + 1, st->n_rows, st->label, phase, done, total);
+}
+
+/* Row index: unavailable, refused before it starts (prompt beyond the context), or run. */
+static void run_one(llm_state *st, int index, nnp_llm_row *row) {
+  const nnp_llm_backend *b;
   char opts[256], argbuf[4200], version[256] = "", wt[32];
   const char *argv[NNP_LLM_WORKER_ARGS], *pythonpath = NULL;
-  backend_options(s->options, b->name, opts, sizeof opts);
-  snprintf(wt, sizeof wt, "%s", b->weight_type[0] ? b->weight_type : c->info->weight_type);
-  nnp_llm_row_request q = {.argv = argv, .backend = b->name, .model_path = s->model, .options = opts,
-                           .weight_type = wt, .threads = threads, .prompt_len = plen, .gen_len = s->gen_len,
-                           .concurrency = conc, .requests = round_up(s->requests, conc),
-                           .warmup = round_up(s->warmup > conc ? s->warmup : conc, conc), .seed = s->seed,
-                           .timeout_s = s->timeout_s, .mem_limit = s->mem_limit};
+  nnp_llm_row_request q = row_request(st, index, opts, sizeof opts, wt, sizeof wt, &b);
+  q.argv = argv;
   nnp_status avail = b->probe(version, sizeof version);
   if (avail == NNP_OK) avail = b->worker(argv, argbuf, sizeof argbuf, &pythonpath);
   q.pythonpath = pythonpath;
@@ -70,56 +120,145 @@ static void run_one(row_ctx *c, const nnp_llm_backend *b, int threads, int plen,
     snprintf(row->reason, sizeof row->reason, "%s (install: %s)", nnp_last_error(), b->install_hint);
     return;
   }
-  if (c->info->n_ctx_train > 0 && plen + s->gen_len > c->info->n_ctx_train) {
+  int64_t ctx = st->info.n_ctx_train;
+  if (ctx > 0 && q.prompt_len + q.gen_len > ctx) {
     row->status = NNP_ROW_FAILED;
     snprintf(row->reason, sizeof row->reason,
-             "a prompt of %d tokens plus %d generated exceeds the model's context of %lld tokens", plen, s->gen_len,
-             (long long)c->info->n_ctx_train);
+             "a prompt of %d tokens plus %d generated exceeds the model's context of %lld tokens", q.prompt_len,
+             q.gen_len, (long long)ctx);
     return;
   }
-  if (nnp_llm_run_row(&q, row, row_progress, c) != NNP_OK) {
+  if (nnp_llm_run_row(&q, row, row_progress, st) != NNP_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", nnp_last_error());
+    nnp_llm_row_free(row);
     nnp_llm_row_init(&q, row);
     row->status = NNP_ROW_FAILED;
-    snprintf(row->reason, sizeof row->reason, "%s", nnp_last_error());
+    snprintf(row->reason, sizeof row->reason, "%s", why);
   }
   if (!row->backend_version[0]) snprintf(row->backend_version, sizeof row->backend_version, "%s", version);
 }
 
-static nnp_status grow(nnp_llm_result *r) {
-  if (r->n_rows < r->cap_rows) return NNP_OK;
-  int cap = r->cap_rows ? r->cap_rows * 2 : 8;
-  nnp_llm_row *g = nnp_realloc(r->rows, sizeof *g * (size_t)cap);
-  if (!g) return nnp_error(NNP_ERR_NOMEM, "out of memory");
-  r->rows = g;
-  r->cap_rows = cap;
+/* A resumed document must have measured rows the way this sweep would. */
+static nnp_status check_resume_section(const llm_state *st) {
+  const nnp_bench_result *done = st->sweep->resume;
+  if (!done) return NNP_OK;
+  const char *name = st->sweep->resume_name ? st->sweep->resume_name : "the resumed result";
+  if (!done->llm) return nnp_error(NNP_ERR_INVALID, "--resume %s: not an nnperf llm bench result", name);
+  if (done->llm->requests != st->s->requests || done->llm->warmup != st->s->warmup)
+    return nnp_error(NNP_ERR_INVALID, "--resume %s: it ran %d requests after %d warm-up per row, this command %d after %d: "
+                     "resume with the same options", name, done->llm->requests, done->llm->warmup, st->s->requests,
+                     st->s->warmup);
   return NNP_OK;
 }
 
-nnp_status nnp_llm_sweep_run(const nnp_llm_sweep_spec *s, nnp_llm_result *r, const nnp_llm_sweep_hooks *hooks) {
-  nnp_gguf_info info;
-  NNP_TRY(nnp_gguf_read_info(s->model, &info));
+static nnp_status llm_open(const nnp_sweep_spec *spec, nnp_bench_result *res, void **state) {
+  const nnp_llm_sweep_spec *s = spec->workload_args;
+  if (!s) return nnp_error(NNP_ERR_INVALID, "llm sweep: no LLM spec (workload_args)");
+  llm_state *st = nnp_calloc(1, sizeof *st);
+  if (!st) return nnp_error(NNP_ERR_NOMEM, "llm sweep: out of memory");
+  *state = st;
+  st->s = s, st->sweep = spec, st->res = res;
+  NNP_TRY(nnp_gguf_read_info(s->model, &st->info));
   for (int k = 0; k < s->n_backends; k++)
     if (!nnp_llm_backend_find(s->backends[k]))
       return nnp_error(NNP_ERR_INVALID, "unknown LLM backend '%s' (nnperf backends lists them)", s->backends[k]);
-  r->seed = s->seed;
-  r->requests = s->requests;
-  r->warmup = s->warmup;
-  row_ctx c = {.s = s, .hooks = hooks, .info = &info,
-               .total = s->n_threads * s->n_prompt_lens * s->n_concurrency * s->n_backends};
-  for (int ti = 0; ti < s->n_threads; ti++)
-    for (int pi = 0; pi < s->n_prompt_lens; pi++)
-      for (int ci = 0; ci < s->n_concurrency; ci++)
-        for (int bi = 0; bi < s->n_backends && !nnp_bench_interrupted; bi++) {
-          NNP_TRY(grow(r));
-          c.index = r->n_rows;
-          run_one(&c, nnp_llm_backend_find(s->backends[bi]), s->threads[ti], s->prompt_lens[pi], s->concurrency[ci],
-                  &r->rows[r->n_rows]);
-          r->n_rows++;
-          nnp_llm_compare_tokens(r);
-          if (hooks && hooks->row_done) hooks->row_done(hooks->ud, r, r->n_rows - 1);
-        }
+  NNP_TRY(check_resume_section(st));
+  st->n_rows = s->n_threads * s->n_prompt_lens * s->n_concurrency * s->n_backends;
+  res->accuracy_rtol = -1; /* no tolerance: LLM rows are judged by token agreement */
+  res->llm = nnp_calloc(1, sizeof *res->llm);
+  if (!res->llm) return nnp_error(NNP_ERR_NOMEM, "llm sweep: out of memory");
+  res->llm->rows = st->n_rows ? nnp_calloc((size_t)st->n_rows, sizeof *res->llm->rows) : NULL;
+  if (st->n_rows && !res->llm->rows) return nnp_error(NNP_ERR_NOMEM, "llm sweep: no memory for %d rows", st->n_rows);
+  res->llm->cap_rows = st->n_rows;
+  res->llm->seed = s->seed, res->llm->requests = s->requests, res->llm->warmup = s->warmup;
+  res->llm->allow_mixed = spec->allow_mixed;
   return NNP_OK;
 }
+
+void nnp_llm_sync_header(nnp_bench_result *res) {
+  nnp_llm_result *l = res->llm;
+  snprintf(l->model, sizeof l->model, "%s", res->model);
+  snprintf(l->nnperf_version, sizeof l->nnperf_version, "%s", res->nnperf_version);
+  snprintf(l->command_line, sizeof l->command_line, "%s", res->command_line);
+  l->env = res->env;
+  l->seed = res->seed;
+  l->allow_mixed = res->allow_mixed;
+  l->noisy = res->noisy;
+}
+
+static int llm_n_rows(void *state) { return ((llm_state *)state)->n_rows; }
+
+static nnp_status llm_plan_row(void *state, int index, nnp_bench_row *row) {
+  llm_state *st = state;
+  const nnp_llm_backend *b;
+  char opts[256], wt[32];
+  nnp_llm_row_request q = row_request(st, index, opts, sizeof opts, wt, sizeof wt, &b);
+  nnp_llm_row planned;
+  nnp_llm_row_init(&q, &planned);
+  nnp_llm_mirror_row(&planned, row);
+  return NNP_OK;
+}
+
+static nnp_status llm_run_row(void *state, int index, nnp_bench_row *row, nnp_sweep_progress_fn progress, void *ud) {
+  llm_state *st = state;
+  nnp_llm_row *w = &st->res->llm->rows[index];
+  nnp_llm_row_free(w); /* a row measured before and dropped as cut short */
+  st->progress = progress, st->ud = ud, st->index = index;
+  nnp_bench_row planned;
+  llm_plan_row(st, index, &planned);
+  st->label = planned.label;
+  run_one(st, index, w);
+  st->label = NULL;
+  nnp_llm_mirror_row(w, row);
+  return NNP_OK;
+}
+
+/* Deep copy of a resumed row (its requests' token times). */
+static nnp_status copy_llm_row(const nnp_llm_row *from, nnp_llm_row *to) {
+  *to = *from;
+  to->reqs = NULL;
+  to->n_reqs = 0;
+  if (!from->n_reqs) return NNP_OK;
+  to->reqs = nnp_calloc((size_t)from->n_reqs, sizeof *to->reqs);
+  if (!to->reqs) return nnp_error(NNP_ERR_NOMEM, "resume: no memory for the requests of %s", from->label);
+  for (int i = 0; i < from->n_reqs; i++, to->n_reqs++) {
+    nnp_llm_request *q = &to->reqs[i];
+    *q = from->reqs[i];
+    q->token_t = NULL;
+    q->cap_tokens = 0;
+    if (!q->n_tokens) continue;
+    q->token_t = nnp_malloc(sizeof *q->token_t * (size_t)q->n_tokens);
+    if (!q->token_t) return nnp_error(NNP_ERR_NOMEM, "resume: no memory for the requests of %s", from->label);
+    memcpy(q->token_t, from->reqs[i].token_t, sizeof *q->token_t * (size_t)q->n_tokens);
+    q->cap_tokens = q->n_tokens;
+  }
+  return NNP_OK;
+}
+
+/* A kept row's measurements come from the resumed document's section (the runner copied
+ * only its bench-row mirror). Called for every row, in order. */
+static void llm_finish_row(void *state, nnp_bench_result *res, int index, bool kept) {
+  llm_state *st = state;
+  nnp_llm_row *w = &res->llm->rows[index];
+  if (kept) {
+    nnp_llm_row_free(w);
+    if (copy_llm_row(&st->sweep->resume->llm->rows[index], w) != NNP_OK) {
+      w->status = NNP_ROW_FAILED; /* out of memory: the row says so rather than vanish */
+      snprintf(w->reason, sizeof w->reason, "%s", nnp_last_error());
+    }
+  }
+  res->llm->n_rows = index + 1;
+  nnp_llm_compare_tokens(res->llm);
+  nnp_llm_sync_header(res);
+}
+
+static void llm_close(void *state) { nnp_free(state); }
+
+const nnp_sweep_workload nnp_llm_workload = {.kind = NNP_LLM_RESULT_KIND, .open = llm_open, .n_rows = llm_n_rows,
+                                             .plan_row = llm_plan_row, .run_row = llm_run_row,
+                                             .resume_row = NULL, .finish_row = llm_finish_row,
+                                             .close = llm_close};
 
 static const nnp_llm_request *find_request(const nnp_llm_row *w, int id) {
   for (int i = 0; i < w->n_reqs; i++)

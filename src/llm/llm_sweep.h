@@ -1,10 +1,11 @@
 /* The LLM sweep: backends x threads x prompt lengths x concurrency, one worker process
- * per row, as a library call (no argv): `nnperf llm bench` and plan files build a spec and
- * run it here. */
+ * per row, as a workload of the sweep library (no argv): `nnperf llm bench` and plan
+ * files build a spec and run it through nnp_sweep_run. */
 #ifndef NNP_LLM_SWEEP_H
 #define NNP_LLM_SWEEP_H
 
 #include "nnperf/llm_bench.h"
+#include "nnperf/sweep.h"
 
 #define NNP_LLM_MAX_LIST 16
 
@@ -26,18 +27,24 @@ typedef struct nnp_llm_sweep_spec {
 
 void nnp_llm_sweep_spec_default(nnp_llm_sweep_spec *s);
 
-typedef struct nnp_llm_sweep_hooks {
-  /* progress of the current row (TTY display); may be NULL */
-  void (*progress)(void *ud, int row, int rows, const char *label, const char *phase, int done, int total);
-  /* after each finished row (e.g. rewrite the JSON atomically); may be NULL */
-  void (*row_done)(void *ud, const nnp_llm_result *r, int row);
-  void *ud;
-} nnp_llm_sweep_hooks;
+/* The LLM workload of the sweep library (nnperf/sweep.h): spec->workload_args is an
+ * nnp_llm_sweep_spec, spec->model its GGUF. open checks the model (a GGUF nnperf can
+ * read, backends it knows) and gives the result its "llm" section (res->llm); each row
+ * is measured into res->llm->rows[i] and mirrored into res->rows[i]
+ * (nnp_llm_mirror_row), so resume, row callbacks, history and interruption are the
+ * runner's, as for CNN rows. Rows that cannot run are rows with their reason
+ * (unavailable, a prompt beyond the context). Row order: threads, prompt length,
+ * concurrency, then backend (innermost), so a backend's rows sit beside its peers. */
+extern const nnp_sweep_workload nnp_llm_workload;
 
-/* Checks the model (a GGUF that nnperf can read) and runs every row into r (rows that
- * cannot run are recorded with their reason: unavailable, a prompt beyond the context).
- * NNP_OK unless the model itself is bad or memory runs out; row failures are rows. */
-nnp_status nnp_llm_sweep_run(const nnp_llm_sweep_spec *s, nnp_llm_result *r, const nnp_llm_sweep_hooks *hooks);
+/* The bench row that stands for an LLM row: configuration (backend, threads, label,
+ * batch = concurrency, scenario "llm p128 g32 c1 w=WEIGHTS"), outcome and phases, peak
+ * memory; one process; no samples (the requests live in the LLM row). */
+void nnp_llm_mirror_row(const nnp_llm_row *w, nnp_bench_row *row);
+
+/* Copies the run's header (model, version, command line, environment, seed, noisy flag)
+ * into res->llm, which the document writer and the reports read. */
+void nnp_llm_sync_header(nnp_bench_result *res);
 
 /* Fills each row's accuracy against the first ok llama.cpp row with the same prompt and
  * generation lengths (the same prompts: ids match). */

@@ -386,7 +386,9 @@ void nnp_llm_row_free(nnp_llm_row *r) {
 
 void nnp_llm_result_free(nnp_llm_result *r) {
   if (!r) return;
-  for (int i = 0; i < r->n_rows; i++) nnp_llm_row_free(&r->rows[i]);
+  /* every allocated row: rows past n_rows are zeroed (calloc) or one the sweep measured
+   * and then dropped as cut short (Ctrl-C), which still owns its requests */
+  for (int i = 0; i < r->cap_rows; i++) nnp_llm_row_free(&r->rows[i]);
   nnp_free(r->rows);
   r->rows = NULL;
   r->n_rows = r->cap_rows = 0;

@@ -10,6 +10,7 @@ nnperf=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export NNPERF_HISTORY=$work/history.db # never the user's history
 passed=0 failed=0
 ok() { echo "pass $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
@@ -86,6 +87,35 @@ assert rows[1]["status"] == "failed" and "exceeds the model's context of 512" in
 PY
 "$nnperf" llm bench "$work/tiny.gguf" --concurrency 0 > /dev/null 2>&1
 [ $? -eq 2 ] && ok "bad --concurrency exits 2" || bad "bad --concurrency exits 2"
+
+# history, compare, report and --resume read llm documents back (the result module's reader)
+"$nnperf" history > "$work/hist" 2>&1
+grep -qE "^[0-9]+ +[0-9T:Z-]+ +llm " "$work/hist" && ok "history lists the llm runs" || bad "history: $(cat "$work/hist")"
+"$nnperf" compare "$work/r.json" "$work/r.json" > "$work/cmp" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "TTFT .* same" "$work/cmp" && grep -q "TPOT .* same" "$work/cmp" &&
+  grep -q "vllm .*not compared (status unavailable" "$work/cmp" && ok "compare of an llm result with itself: same, exit 0" ||
+  bad "compare llm (rc $rc): $(cat "$work/cmp")"
+"$nnperf" compare "$work/r.json" @1 > "$work/cmp2" 2>&1 && grep -q "TTFT" "$work/cmp2" &&
+  ok "compare reads an llm run from the history" || bad "compare @1: $(cat "$work/cmp2")"
+"$nnperf" report "$work/r.json" -o "$work/rep.html" > /dev/null 2>&1 && grep -q "TTFT" "$work/rep.html" &&
+  ok "report renders an llm result" || bad "report of an llm result"
+"$nnperf" llm bench "$work/tiny.gguf" --backends llama.cpp --concurrency 1 "${quick[@]}" --json "$work/part.json" \
+  --quiet --no-history > /dev/null 2>&1
+"$nnperf" llm bench "$work/tiny.gguf" --backends llama.cpp --concurrency 1,2 "${quick[@]}" --json "$work/full.json" \
+  --resume "$work/part.json" --quiet --no-history > /dev/null 2> "$work/err"
+rc=$?
+/usr/bin/python3 - "$work/part.json" "$work/full.json" <<'PY' && [ $rc -eq 0 ] && ok "--resume keeps the finished llm row, runs the rest" || bad "--resume (rc $rc): $(cat "$work/err")"
+import json, sys
+part, full = (json.load(open(p)) for p in sys.argv[1:])
+assert len(full["rows"]) == 2, len(full["rows"])
+assert full["rows"][0]["requests"] == part["rows"][0]["requests"], "the kept row was measured again"
+assert full["rows"][1]["concurrency"] == 2 and full["rows"][1]["status"] == "ok"
+PY
+"$nnperf" llm bench "$work/tiny.gguf" --backends llama.cpp --concurrency 1,2 --prompt-len 24 --gen-len 12 --threads 1 \
+  --requests 8 --warmup 1 --resume "$work/part.json" --quiet --no-history > /dev/null 2> "$work/err"
+[ $? -eq 1 ] && grep -q "resume with the same options" "$work/err" && ok "--resume with other --requests is refused" ||
+  bad "--resume mismatch: $(cat "$work/err")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
