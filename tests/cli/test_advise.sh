@@ -5,7 +5,8 @@
 # tolerance rejects it, a loose one accepts it); the --json file parses; bad command
 # lines exit 2. Short runs only: the bounds are far from any real latency.
 set -uo pipefail
-source "$(dirname "$0")/advise_common.sh"
+source "$(dirname "$0")/common.sh"
+quick=(--iterations 20 --warmup 2 --max-time 1 --quiet) # seconds per advise run
 
 # 1. loose bound: step 1 meets, nothing after it runs
 "$nnperf" advise zoo:tiny --p99 100s "${quick[@]}" --json "$work/loose.json" > "$work/loose.txt" 2> "$work/loose.err"
@@ -141,4 +142,4 @@ expect2 "bad --steps" zoo:tiny --p99 10ms --steps 9
 expect2 "missing model" "$work/nope.onnx" --p99 10ms
 expect2 "no model" --p99 10ms
 
-advise_summary
+test_summary

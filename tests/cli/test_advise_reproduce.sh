@@ -4,7 +4,8 @@
 # bench part runs), for the recommendation and for the best candidate; (b) rows with too
 # few samples are shown but never ranked (no recommendation from a P99 of 3 samples).
 set -uo pipefail
-source "$(dirname "$0")/advise_common.sh"
+source "$(dirname "$0")/common.sh"
+quick=(--iterations 20 --warmup 2 --max-time 1 --quiet) # seconds per advise run
 mkdir -p "$work/calib" "$work/run"
 $py "$(dirname "$0")/calib_npy.py" "$work/calib" 5
 
@@ -46,4 +47,4 @@ for r in rows:
     assert not r["meets"] and "too few samples" in r["why_not"], r
 PY
 
-advise_summary
+test_summary
