@@ -71,8 +71,19 @@ typedef struct nnp_sweep_workload {
   void (*close)(void *state);
 } nnp_sweep_workload;
 
-/* The built-in workload: one inference row per backend x precision x batch x threads. */
+/* The built-in workload: one inference row per backend x precision x batch x threads
+ * (x variant, where the spec has variants). */
 extern const nnp_sweep_workload nnp_sweep_inference;
+
+/* One configuration of a backend beyond the axes: `nnperf explain`'s ablation rungs (the
+ * native engine with passes, memory plan, kernels, lanes switched one by one). */
+typedef struct nnp_sweep_variant {
+  const char *name;    /* added to the row's label, so to its key: "+fusion" */
+  const char *options; /* appended to the row's backend options (later ones win); or NULL */
+  int threads;         /* > 0: the row's threads, in place of the threads axis */
+} nnp_sweep_variant;
+
+#define NNP_SWEEP_MAX_VARIANTS 256
 
 typedef struct nnp_sweep_spec {
   const nnp_sweep_workload *workload; /* NULL: nnp_sweep_inference */
@@ -96,6 +107,10 @@ typedef struct nnp_sweep_spec {
   const char *cache_dir;              /* native plan cache: each native row gets a warm-cache twin; or NULL */
   const char *torch_model;            /* MODULE:FACTORY for the torch rows; or NULL */
   const char *int8_model;             /* the int8 rows run this QDQ file; or NULL */
+  /* every point of the axes above runs once per variant, variant by variant (the outermost
+   * axis: all of variant 0's rows come first); 0: no variants */
+  int n_variants;
+  const nnp_sweep_variant *variants;
   /* how to measure */
   nnp_loop_spec loop;
   uint64_t seed;                      /* inputs and bootstrap */

@@ -1,6 +1,7 @@
 """Framework adapters: thin. Each loads the model the way the framework's users do,
 runs one synchronous inference per call and returns the outputs. Timing, warm-up,
 statistics and memory stay in the harness."""
+import importlib
 import time
 
 
@@ -12,6 +13,22 @@ class Unsupported(Exception):
     """The framework cannot run this model / precision / configuration."""
 
 
+def import_or_unavailable(module, package):
+    """The imported module, or Unavailable naming the package that is missing: every
+    adapter's probe starts so."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise Unavailable(f"{package} is not installed ({e})")
+
+
+def require_fp32(spec, why):
+    """Unsupported unless the row is fp32; why ({precision} filled in) says what the
+    backend runs instead."""
+    if spec.precision != "fp32":
+        raise Unsupported(why.format(precision=spec.precision))
+
+
 class OrtCpu:
     """ONNX Runtime, CPU execution provider. Options: opt=disable|basic|extended|all
     (graph optimisation level, default all)."""
@@ -19,16 +36,11 @@ class OrtCpu:
     name = "ort-cpu"
 
     def probe(self):
-        try:
-            import onnxruntime
-        except ImportError as e:
-            raise Unavailable(f"onnxruntime is not installed ({e})")
-        return f"onnxruntime {onnxruntime.__version__}"
+        return f"onnxruntime {import_or_unavailable('onnxruntime', 'onnxruntime').__version__}"
 
     def load(self, spec, shapes):
         import onnxruntime as ort
-        if spec.precision != "fp32":
-            raise Unsupported(f"ort-cpu runs the model as given (fp32); {spec.precision} needs a converted model")
+        require_fp32(spec, "ort-cpu runs the model as given (fp32); {precision} needs a converted model")
         levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
                   "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
                   "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
@@ -72,16 +84,11 @@ class OpenVinoCpu:
     name = "openvino"
 
     def probe(self):
-        try:
-            import openvino
-        except ImportError as e:
-            raise Unavailable(f"openvino is not installed ({e})")
-        return f"openvino {openvino.__version__}"
+        return f"openvino {import_or_unavailable('openvino', 'openvino').__version__}"
 
     def load(self, spec, shapes):
         import openvino as ov
-        if spec.precision != "fp32":
-            raise Unsupported(f"the openvino row runs fp32 (inference precision hint f32); {spec.precision} is not wired yet")
+        require_fp32(spec, "the openvino row runs fp32 (inference precision hint f32); {precision} is not wired yet")
         core = ov.Core()
         config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": spec.threads,
                   "INFERENCE_PRECISION_HINT": "f32"}

@@ -8,7 +8,7 @@ the tensorrt row synchronises its stream), as the methodology requires."""
 import os
 import time
 
-from .adapters import Unavailable, Unsupported
+from .adapters import Unavailable, Unsupported, import_or_unavailable
 
 
 def _gpu_present():
@@ -19,10 +19,7 @@ class _OrtGpu:
     provider = ""
 
     def probe(self):
-        try:
-            import onnxruntime as ort
-        except ImportError as e:
-            raise Unavailable(f"onnxruntime is not installed ({e})")
+        ort = import_or_unavailable("onnxruntime", "onnxruntime")
         have = ort.get_available_providers()
         if self.provider not in have:
             raise Unavailable(f"onnxruntime {ort.__version__} here has no {self.provider} "
@@ -82,10 +79,7 @@ class TensorRT:
     name = "tensorrt"
 
     def probe(self):
-        try:
-            import tensorrt as trt
-        except ImportError as e:
-            raise Unavailable(f"TensorRT's Python bindings are not installed ({e})")
+        trt = import_or_unavailable("tensorrt", "TensorRT's Python bindings")
         if not _gpu_present():
             raise Unavailable("no NVIDIA GPU here (/dev/nvidia0 missing)")
         return f"tensorrt {trt.__version__}"

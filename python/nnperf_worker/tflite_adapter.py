@@ -13,18 +13,15 @@ import time
 
 import numpy as np
 
-from .adapters import Unavailable, Unsupported
+from .adapters import Unsupported, import_or_unavailable, require_fp32
 
 
 class TfLite:
     name = "tflite"
 
     def probe(self):
-        try:
-            from importlib.metadata import version
-            from ai_edge_litert import interpreter  # noqa: F401
-        except ImportError as e:
-            raise Unavailable(f"ai-edge-litert is not installed ({e})")
+        from importlib.metadata import version
+        import_or_unavailable("ai_edge_litert.interpreter", "ai-edge-litert")
         return f"ai-edge-litert {version('ai-edge-litert')} (Interpreter + XNNPACK delegate)"
 
     def _model(self, spec, shapes):
@@ -45,9 +42,7 @@ class TfLite:
 
     def load(self, spec, shapes):
         from ai_edge_litert.interpreter import Interpreter
-        if spec.precision != "fp32":
-            raise Unsupported(f"the tflite row runs the model as given; {spec.precision} comes from a QDQ "
-                              f"model (--int8-model)")
+        require_fp32(spec, "the tflite row runs the model as given; {precision} comes from a QDQ model (--int8-model)")
         t0 = time.monotonic()
         path, how, int8 = self._model(spec, shapes)
         t1 = time.monotonic()

@@ -1,27 +1,16 @@
-#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+/* The parent side of a bench row (orchestrator.h): the worker's spec, its records parsed
+ * into the row, and how it ended turned into the row's status. */
+#define _GNU_SOURCE /* strsignal */
 #include "bench/orchestrator.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench/protocol.h"
 #include "bench/timing_loop.h"
 #include "nnperf/alloc.h"
-#include "util/procfs.h"
-
-volatile sig_atomic_t nnp_bench_interrupted;
-
-#define STDERR_TAIL 2048
 
 typedef struct row_reader {
   nnp_bench_row *row;
@@ -121,23 +110,6 @@ static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_p
   return NNP_OK;
 }
 
-/* The most telling line of a dead worker's stderr: a sanitizer's verdict if there is
- * one (it exits with status 1 instead of dying from the signal), else the last line. */
-static void last_line(const char *tail, char *out, size_t n) {
-  const char *asan = strstr(tail, "ERROR: AddressSanitizer:");
-  if (!asan) asan = strstr(tail, "runtime error:");
-  if (asan) {
-    size_t len = strcspn(asan, "\n");
-    snprintf(out, n, "%.*s", (int)len, asan);
-    return;
-  }
-  size_t len = strlen(tail);
-  while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' ')) len--;
-  size_t start = len;
-  while (start && tail[start - 1] != '\n') start--;
-  snprintf(out, n, "%.*s", (int)(len - start), tail + start);
-}
-
 /* Statistics and throughput from the pooled raw samples. */
 static void summarise(nnp_bench_row *row, uint64_t seed) {
   memset(&row->stats, 0, sizeof row->stats);
@@ -186,204 +158,86 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
 }
 
 nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
-  memset(p, 0, sizeof *p);
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe))
-    return nnp_error(NNP_ERR_IO, "cannot create pipes for the worker: %s", strerror(errno));
-  signal(SIGPIPE, SIG_IGN); /* a worker that dies early must not kill the parent */
-  p->t_spawn = nnp_now();
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    for (int k = 0; k < 2; k++) close(in_pipe[k]), close(out_pipe[k]), close(err_pipe[k]);
-    return nnp_error(NNP_ERR_IO, "cannot start a worker process: %s", strerror(e));
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    /* A parent killed with SIGKILL cannot kill its worker group: the kernel does it, so a
-     * hung worker never outlives an interrupted sweep (and never competes with the
-     * --resume that follows). getppid() catches a parent that died before prctl. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    if (req->pin_cpus > 0) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      for (int c = 0; c < req->pin_cpus; c++) CPU_SET(c, &set);
-      sched_setaffinity(0, sizeof set, &set);
-    }
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    for (int fd = 3; fd < 256; fd++) close(fd);
-    if (req->pythonpath) setenv("PYTHONPATH", req->pythonpath, 1);
-    if (req->external_argv) {
-      execv(req->external_argv[0], (char *const *)req->external_argv);
-    } else {
-      char *argv[] = {"nnperf", "__worker", NULL};
-      execv(req->worker_exe, argv);
-    }
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  p->pid = pid;
-  p->out_fd = out_pipe[0];
-  p->err_fd = err_pipe[0];
-  FILE *spec = fdopen(in_pipe[1], "w");
-  if (spec) {
-    write_spec(spec, req);
+  static const char *const self_argv[] = {"nnperf", "__worker", NULL};
+  nnp_worker_cmd cmd = {.exe = req->external_argv ? req->external_argv[0] : req->worker_exe,
+                        .argv = req->external_argv ? req->external_argv : self_argv,
+                        .pythonpath = req->pythonpath,
+                        .pin_cpus = req->pin_cpus};
+  NNP_TRY(nnp_worker_start(&cmd, p));
+  if (p->in) {
+    write_spec(p->in, req);
     if (req->serve) {
-      fflush(spec); /* errors (EPIPE) show up as a worker failure */
-      p->in = spec;
+      fflush(p->in); /* errors (EPIPE) show up as a worker failure */
     } else {
-      fclose(spec); /* errors (EPIPE) show up as a worker failure below */
+      fclose(p->in); /* errors (EPIPE) show up as a worker failure below */
+      p->in = NULL;
     }
-  } else {
-    close(in_pipe[1]);
   }
   return NNP_OK;
 }
 
-/* Appends buf[0..g) to the STDERR_TAIL-byte tail (capacity STDERR_TAIL + 1), keeping its end. */
-static void keep_tail(char *tail, size_t *tail_len, const char *buf, size_t g) {
-  if (g >= STDERR_TAIL) {
-    memcpy(tail, buf + g - STDERR_TAIL, STDERR_TAIL);
-    *tail_len = STDERR_TAIL;
-  } else {
-    if (*tail_len + g > STDERR_TAIL) {
-      size_t drop = *tail_len + g - STDERR_TAIL;
-      memmove(tail, tail + drop, *tail_len - drop);
-      *tail_len -= drop;
-    }
-    memcpy(tail + *tail_len, buf, g);
-    *tail_len += g;
+/* The worker's stdout, parsed record by record into the row. */
+typedef struct row_feed {
+  nnp_proto_reader rd;
+  row_reader rr;
+  const nnp_row_request *req;
+  double t_spawn;
+  nnp_progress_fn progress;
+  void *ud;
+  char protocol_msg[512];
+} row_feed;
+
+static bool feed_row(void *ud, const char *buf, size_t n) {
+  row_feed *f = ud;
+  if (nnp_proto_feed(&f->rd, buf, n) != NNP_OK) {
+    snprintf(f->protocol_msg, sizeof f->protocol_msg, "%s", nnp_last_error());
+    return false;
   }
-  tail[*tail_len] = 0;
+  nnp_proto_msg m;
+  int k;
+  while ((k = nnp_proto_next(&f->rd, &m)) == 1)
+    if (handle(&f->rr, &m, f->t_spawn, f->progress, f->ud, f->req) != NNP_OK) {
+      snprintf(f->protocol_msg, sizeof f->protocol_msg, "%s", nnp_last_error());
+      return false;
+    }
+  if (k < 0) {
+    snprintf(f->protocol_msg, sizeof f->protocol_msg, "%s", nnp_last_error());
+    return false;
+  }
+  return true;
 }
 
-nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
-  nnp_row_init(req, row);
-  nnp_row_request bench = *req;
-  bench.serve = 0;
-  nnp_worker_proc wp;
-  NNP_TRY(nnp_worker_spawn(&bench, &wp));
-  pid_t pid = wp.pid;
-  double t_spawn = wp.t_spawn;
-  int out_pipe[2] = {wp.out_fd, -1}, err_pipe[2] = {wp.err_fd, -1};
-  nnp_proto_reader rd;
-  nnp_proto_reader_init(&rd, NNP_TENSOR_MAX_BYTES);
-  row_reader rr = {.row = row};
-  char tail[STDERR_TAIL + 1] = "";
-  size_t tail_len = 0;
-  int timed_out = 0, interrupted = 0, protocol_error = 0, over_memory = 0;
-  int64_t rss_seen = 0;
-  char protocol_msg[512] = "";
-  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    double left = t_spawn + req->timeout_s - nnp_now();
-    if (left <= 0) {
-      timed_out = 1;
-      break;
-    }
-    if (nnp_bench_interrupted) {
-      interrupted = 1;
-      break;
-    }
-    /* The memory limit is enforced here, on the resident set: RLIMIT_AS in the worker
-     * cannot work under AddressSanitizer (its shadow reserves terabytes), and RSS is
-     * what a user's machine runs out of. Polled every 50 ms while a limit is set. */
-    if (req->mem_limit > 0) {
-      int64_t rss = nnp_proc_status_bytes(pid, "VmRSS");
-      if (rss > rss_seen) rss_seen = rss;
-      if (rss > req->mem_limit) {
-        over_memory = 1;
-        break;
-      }
-    }
-    int slice = req->mem_limit > 0 ? 50 : 200;
-    int pr = poll(fds, 2, left > slice / 1000.0 ? slice : (int)(left * 1000) + 1);
-    if (pr < 0 && errno != EINTR) break;
-    for (int k = 0; k < 2; k++) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t got = read(fds[k].fd, buf, sizeof buf);
-      if (got <= 0) {
-        if (got < 0 && errno == EINTR) continue;
-        close(fds[k].fd);
-        fds[k].fd = -1;
-        open_fds--;
-        continue;
-      }
-      if (k == 1) { /* keep the last STDERR_TAIL bytes of the worker's stderr */
-        keep_tail(tail, &tail_len, buf, (size_t)got);
-        continue;
-      }
-      if (protocol_error) continue;
-      if (nnp_proto_feed(&rd, buf, (size_t)got) != NNP_OK) {
-        protocol_error = 1;
-        snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
-        continue;
-      }
-      nnp_proto_msg m;
-      int k2;
-      while ((k2 = nnp_proto_next(&rd, &m)) == 1)
-        if (handle(&rr, &m, t_spawn, progress, ud, req) != NNP_OK) {
-          protocol_error = 1;
-          snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
-          break;
-        }
-      if (k2 < 0) {
-        protocol_error = 1;
-        snprintf(protocol_msg, sizeof protocol_msg, "%s", nnp_last_error());
-      }
-    }
-  }
-  if (timed_out || interrupted || protocol_error || over_memory) kill(-pid, SIGKILL);
-  for (int k = 0; k < 2; k++)
-    if (fds[k].fd >= 0) close(fds[k].fd);
-  int wstatus = 0;
-  struct rusage ru;
-  memset(&ru, 0, sizeof ru);
-  while (wait4(pid, &wstatus, 0, &ru) < 0 && errno == EINTR) {
-  }
-  kill(-pid, SIGKILL); /* anything the worker left behind in its group */
-  nnp_proto_reader_free(&rd);
-  row->peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
-  if (WIFEXITED(wstatus)) row->exit_status = WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) row->term_signal = WTERMSIG(wstatus);
-
+/* The row's status and reason from how its worker ended and what it sent. */
+static void set_outcome(nnp_bench_row *row, const nnp_row_request *req, const row_feed *f, const nnp_worker_exit *x) {
+  const row_reader *rr = &f->rr;
   char errline[600];
-  last_line(tail, errline, sizeof errline);
-  if (interrupted) {
+  nnp_worker_last_line(x->stderr_tail, errline, sizeof errline);
+  if (x->end == NNP_WORKER_INTERRUPTED) {
     row->status = NNP_ROW_FAILED;
     snprintf(row->reason, sizeof row->reason, "interrupted by the user");
-  } else if (over_memory) {
+  } else if (x->end == NNP_WORKER_OVER_MEMORY) {
     row->status = NNP_ROW_OOM;
     snprintf(row->reason, sizeof row->reason,
              "worker exceeded the memory limit of %lld MiB (resident %lld MiB) and was killed", req->mem_limit >> 20,
-             (long long)(rss_seen >> 20));
-  } else if (timed_out) {
+             (long long)(x->rss_seen >> 20));
+  } else if (x->end == NNP_WORKER_TIMED_OUT) {
     row->status = NNP_ROW_TIMEOUT;
     snprintf(row->reason, sizeof row->reason, "worker exceeded the %.0f s time limit and was killed (after %d samples)",
              req->timeout_s, row->n_samples);
-  } else if (protocol_error) {
+  } else if (x->feed_failed) {
     row->status = NNP_ROW_FAILED;
-    snprintf(row->reason, sizeof row->reason, "worker protocol error: %s", protocol_msg);
-  } else if (rr.got_done && row->exit_status == 0) {
+    snprintf(row->reason, sizeof row->reason, "worker protocol error: %s", f->protocol_msg);
+  } else if (rr->got_done && row->exit_status == 0) {
     row->status = NNP_ROW_OK;
-    if (rr.expected_samples != row->n_samples) {
+    if (rr->expected_samples != row->n_samples) {
       row->status = NNP_ROW_FAILED;
-      snprintf(row->reason, sizeof row->reason, "worker reported %d samples but sent %d", rr.expected_samples,
+      snprintf(row->reason, sizeof row->reason, "worker reported %d samples but sent %d", rr->expected_samples,
                row->n_samples);
     }
-  } else if (rr.got_error) {
-    row->status = !strcmp(rr.error_kind, "unsupported") ? NNP_ROW_UNSUPPORTED
-                  : !strcmp(rr.error_kind, "nomem")     ? NNP_ROW_OOM
-                                                        : NNP_ROW_FAILED;
+  } else if (rr->got_error) {
+    row->status = !strcmp(rr->error_kind, "unsupported") ? NNP_ROW_UNSUPPORTED
+                  : !strcmp(rr->error_kind, "nomem")     ? NNP_ROW_OOM
+                                                         : NNP_ROW_FAILED;
   } else if (row->term_signal) {
     row->status = row->term_signal == SIGKILL ? NNP_ROW_OOM : NNP_ROW_CRASHED;
     snprintf(row->reason, sizeof row->reason, "worker killed by signal %d (%s)%s%s%s", row->term_signal,
@@ -394,9 +248,25 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
     snprintf(row->reason, sizeof row->reason, "worker exited with status %d without a result%s%s", row->exit_status,
              errline[0] ? ": " : "", errline);
   }
-  if (row->status != NNP_ROW_OK && row->term_signal == 0 && row->status == NNP_ROW_FAILED && !row->reason[0] &&
-      errline[0])
+  if (row->status == NNP_ROW_FAILED && row->term_signal == 0 && !row->reason[0] && errline[0])
     snprintf(row->reason, sizeof row->reason, "%s", errline);
+}
+
+nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progress_fn progress, void *ud) {
+  nnp_row_init(req, row);
+  nnp_row_request bench = *req;
+  bench.serve = 0;
+  nnp_worker_proc wp;
+  NNP_TRY(nnp_worker_spawn(&bench, &wp));
+  row_feed f = {.rr = {.row = row}, .req = req, .t_spawn = wp.t_spawn, .progress = progress, .ud = ud};
+  nnp_proto_reader_init(&f.rd, NNP_TENSOR_MAX_BYTES);
+  nnp_worker_exit x;
+  nnp_worker_wait(&wp, req->timeout_s, req->mem_limit, feed_row, &f, &x);
+  nnp_proto_reader_free(&f.rd);
+  row->peak_rss_bytes = x.peak_rss_bytes;
+  row->exit_status = x.exit_status;
+  row->term_signal = x.term_signal;
+  set_outcome(row, req, &f, &x);
   row->n_processes = 1;
   row->process_samples[0] = row->n_samples;
   summarise(row, req->seed);

@@ -4,9 +4,9 @@
 #ifndef NNP_BENCH_ORCHESTRATOR_H
 #define NNP_BENCH_ORCHESTRATOR_H
 
-#include <signal.h>
 #include <stdio.h>
 
+#include "bench/worker_proc.h"
 #include "nnperf/bench.h"
 
 typedef struct nnp_row_request {
@@ -34,24 +34,12 @@ typedef struct nnp_row_request {
   int streams;              /* serve mode: requests the worker may run at once (0 or 1: one) */
 } nnp_row_request;
 
-/* A started worker process. in is the worker's stdin: closed after the spec in bench
- * mode, kept open for requests in serve mode. */
-typedef struct nnp_worker_proc {
-  int pid;
-  FILE *in;
-  int out_fd, err_fd;
-  double t_spawn; /* CLOCK_MONOTONIC seconds just before fork */
-} nnp_worker_proc;
-
 /* Starts one worker for req in its own process group (pinned, with the environment an
- * external worker needs) and writes the spec. The one spawn path of bench, load and
- * coldstart, so every mode runs under the same isolation. */
+ * external worker needs, nnp_worker_start) and writes the spec: the spawn path of bench,
+ * load and coldstart. */
 nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p);
 
 typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total);
-
-/* Set by a SIGINT/SIGTERM handler: the current worker is killed and the row marked. */
-extern volatile sig_atomic_t nnp_bench_interrupted;
 
 /* Fills a row's configuration (backend, precision, threads, batch, scenario, label) from
  * req, with every measurement unset; used for rows that never reach a worker as well. */

@@ -1,8 +1,9 @@
 /* The inference workload of the sweep library (nnperf/sweep.h): one row per backend x
  * precision x batch x threads, each measured by nnp_run_row_processes in fresh worker
  * processes, outputs compared with the reference row (the first ok native fp32 row of
- * the same batch and scenario). Row order: batch, then threads, then precision, then
- * backend, so the reference row of a batch comes before the rows compared with it. */
+ * the same batch and scenario). Row order: variant (when the spec has variants), then
+ * batch, then threads, then precision, then backend, so the reference row of a batch
+ * comes before the rows compared with it. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <math.h>
 #include <sched.h>
@@ -33,7 +34,7 @@ typedef struct inference_state {
   const nnp_backend_entry *backends[MAX_BACKENDS];
   int with_cache[MAX_BACKENDS], available[MAX_BACKENDS];
   char unavailable_why[MAX_BACKENDS][256];
-  int n_prec, n_batch, n_threads, n_rows;
+  int n_prec, n_batch, n_threads, n_variants, n_rows;
   nnp_precision precisions[NNP_SWEEP_MAX_AXIS];
   int64_t batches[NNP_SWEEP_MAX_AXIS];
   int threads[NNP_SWEEP_MAX_AXIS];
@@ -42,7 +43,7 @@ typedef struct inference_state {
 
 /* Where row index sits on the axes. */
 typedef struct row_point {
-  int k, pi, ti, bi;
+  int k, pi, ti, bi, vi;
 } row_point;
 
 /* One row's worker request and the storage it points into. */
@@ -52,6 +53,7 @@ typedef struct row_call {
   const char *ext_argv[4];
   int int8_row; /* --int8-model: the worker runs the QDQ file at fp32 I/O, the row is int8 */
   int cached;   /* the plan-cache twin */
+  const char *variant; /* the spec's variant name, or NULL */
 } row_call;
 
 static int allowed_cpus(void) {
@@ -68,7 +70,9 @@ static row_point point_of(const inference_state *st, int index) {
   p.pi = index % st->n_prec;
   index /= st->n_prec;
   p.ti = index % st->n_threads;
-  p.bi = index / st->n_threads;
+  index /= st->n_threads;
+  p.bi = index % st->n_batch;
+  p.vi = index / st->n_batch;
   return p;
 }
 
@@ -138,7 +142,10 @@ static nnp_status open_axes(inference_state *st, int *static_rank, int64_t *stat
   if (s->dynamic_shape && !nnp_dynamic_spec_valid(s->dynamic_shape))
     return nnp_error(NNP_ERR_INVALID, "sweep: dynamic shape '%s': wants dims like Nx3x[160..320]x[160..320]",
                      s->dynamic_shape);
-  st->n_rows = st->n_backends * st->n_prec * st->n_batch * st->n_threads;
+  st->n_variants = s->n_variants > 0 ? s->n_variants : 1;
+  if (s->n_variants > NNP_SWEEP_MAX_VARIANTS)
+    return nnp_error(NNP_ERR_LIMIT, "sweep: more than %d variants", NNP_SWEEP_MAX_VARIANTS);
+  st->n_rows = st->n_backends * st->n_prec * st->n_batch * st->n_threads * st->n_variants;
   return NNP_OK;
 }
 
@@ -222,8 +229,11 @@ static void build_call(const inference_state *st, int index, row_call *c) {
   c->cached = st->with_cache[p.k];
   if (c->cached) append_opt(c, "cache_dir=%s", s->cache_dir, 0, 0);
   if (s->torch_model && !strncmp(e->name, "torch", 5)) append_opt(c, "model=%s", s->torch_model, 0, 0);
+  const nnp_sweep_variant *v = s->n_variants > 0 ? &s->variants[p.vi] : NULL;
+  if (v && v->options && v->options[0]) append_opt(c, "%s", v->options, 0, 0);
+  c->variant = v ? v->name : NULL;
   const nnp_sweep_inputs *in = &st->inputs[p.bi];
-  int threads = st->threads[p.ti];
+  int threads = v && v->threads > 0 ? v->threads : st->threads[p.ti];
   c->req = (nnp_row_request){.worker_exe = st->self, .backend = e->name, .model_path = st->model_path,
                              .options = c->opts, .precision = st->precisions[p.pi], .threads = threads,
                              .batch = st->batches[p.bi], .scenario = in->scenario, .n_inputs = in->n_inputs,
@@ -244,16 +254,16 @@ static void build_call(const inference_state *st, int index, row_call *c) {
   }
 }
 
-/* The row's recorded configuration: an --int8-model row is int8, the twin says "cache". */
+/* The row's recorded configuration: an --int8-model row is int8, the twin says "cache", a
+ * variant adds its name. */
 static void final_labels(const row_call *c, nnp_bench_row *row) {
   if (c->int8_row) {
     row->precision = NNP_INT8;
     snprintf(row->label, sizeof row->label, "%s int8 t%d b%lld", row->backend, row->threads, (long long)row->batch);
   }
-  if (c->cached) {
-    size_t ll = strlen(row->label);
-    snprintf(row->label + ll, sizeof row->label - ll, " cache");
-  }
+  size_t ll = strlen(row->label);
+  snprintf(row->label + ll, sizeof row->label - ll, "%s%s%s", c->cached ? " cache" : "", c->variant ? " " : "",
+           c->variant ? c->variant : "");
 }
 
 static nnp_status inference_plan_row(void *state, int index, nnp_bench_row *row) {
@@ -297,7 +307,8 @@ static nnp_status inference_run_row(void *state, int index, nnp_bench_row *row, 
   int k = point_of(st, index).k;
   nnp_row_init(&c.req, row);
   char label[96];
-  snprintf(label, sizeof label, "%s%s", row->label, c.cached ? " cache" : "");
+  snprintf(label, sizeof label, "%s%s%s%s", row->label, c.cached ? " cache" : "", c.variant ? " " : "",
+           c.variant ? c.variant : "");
   progress_relay relay = {progress, ud, index + 1, st->n_rows, label};
   if (!st->available[k]) { /* recorded, never faked: the reason and the install hint */
     row->status = NNP_ROW_UNAVAILABLE;

@@ -1,19 +1,23 @@
 /* nnperf explain: where the native engine's speed comes from. Runs the same model under an
- * ablation ladder of engine options, each rung adding one optimisation to the one before,
- * and measures each in-process with the shared timing loop (src/bench/timing_loop.c), so
- * each optimisation's contribution is its rung's change. A rung whose optimisation this
- * build lacks says "not implemented" instead of repeating the previous rung's numbers. */
+ * ablation ladder of engine options, each rung adding one optimisation to the one before.
+ * The rungs are variants of the native backend in one sweep (nnperf/sweep.h): each rung
+ * of each round is a row measured in a fresh worker process, rounds alternating the rungs
+ * so that drift on a busy machine hits every rung alike; a rung's latency pools its
+ * rounds' samples. The rungs' plans are also compiled here, for what a plan says without
+ * timing (activation memory, steps, bytes moved) and for --profile. A rung whose
+ * optimisation this build lacks says "not implemented" instead of repeating the previous
+ * rung's numbers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/timing_loop.h"
 #include "cli/cli.h"
 #include "cli/step_profile.h"
 #include "nnperf/bench.h"
 #include "nnperf/cost.h"
 #include "nnperf/passes.h"
 #include "nnperf/stats.h"
+#include "nnperf/sweep.h"
 #include "util/json_write.h"
 
 #define FOLDING (NNP_PASS_FOLD_CONSTANTS | NNP_PASS_DEAD_NODES | NNP_PASS_NOOPS | NNP_PASS_FOLD_BATCHNORM)
@@ -65,26 +69,9 @@ typedef struct rung_result {
   int steps;
   int64_t bytes_moved;
   step_profile *prof; /* the last rung's, with --profile */
+  int threads;        /* its worker's */
+  char note[160];     /* its worker's note (kernels, batch lanes): the options it ran with */
 } rung_result;
-
-typedef struct samples {
-  double *x;
-  int n, cap;
-} samples;
-
-static void sink(void *ud, double s) {
-  samples *sm = ud;
-  if (sm->n == sm->cap) {
-    int nc = sm->cap ? 2 * sm->cap : 256;
-    double *nx = realloc(sm->x, sizeof *nx * (size_t)nc);
-    if (!nx) return; /* a dropped sample only shrinks the statistics */
-    sm->x = nx;
-    sm->cap = nc;
-  }
-  sm->x[sm->n++] = s;
-}
-
-static nnp_status infer_once(void *ctx) { return nnp_plan_run(ctx); }
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -106,46 +93,96 @@ static void count_steps(nnp_plan *p, rung_result *r) {
   }
 }
 
-/* Rungs are measured interleaved: `rounds` rounds, each running the timing loop for every
- * rung in turn (a short warm-up, then iterations/rounds samples), so slow drift of a busy
- * machine (thermal, other load) spreads over all rungs instead of favouring the first. */
-static nnp_status measure_all(nnp_plan **plans, const nnp_loop_spec *spec, int rounds, bool prof, rung_result *res) {
-  samples sm[N_RUNGS];
-  memset(sm, 0, sizeof sm);
-  nnp_loop_spec round_spec = *spec;
-  round_spec.iterations = (spec->iterations + rounds - 1) / rounds;
-  round_spec.max_time_s = spec->max_time_s / rounds;
-  nnp_status s = NNP_OK;
-  for (int r = 0; r < rounds && s == NNP_OK; r++)
-    for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
-      if (!plans[k]) continue;
-      nnp_loop_outcome oc;
-      s = nnp_timing_loop(&round_spec, NULL, infer_once, plans[k], sink, &sm[k], &oc);
-      if (s != NNP_OK) s = nnp_error_context(s, "rung '%s'", rungs[k].name);
+/* A rung as the native backend's options: what each rung's plan options switch. */
+static void rung_options(const nnp_plan_options *po, char *out, size_t n) {
+  snprintf(out, n, "passes=0x%x,memory_plan=%d,kernels=%s,batch_lanes=%s", po->passes, po->memory_plan ? 1 : 0,
+           po->fast_kernels ? "fast" : "reference",
+           po->batch_lanes == NNP_LANES_AUTO ? "auto" : po->batch_lanes ? "1" : "0");
+}
+
+/* P50 and P99 of rung k from the samples of its row in every round (rows are round-major:
+ * round r's rung k is row r * N_RUNGS + k). A rung that failed in any round fails explain. */
+static nnp_status pool_rung(const nnp_bench_result *res, int k, int rounds, rung_result *r) {
+  int n = 0;
+  for (int q = 0; q < rounds; q++) {
+    const nnp_bench_row *row = &res->rows[q * N_RUNGS + k];
+    if (row->status != NNP_ROW_OK)
+      return nnp_error(NNP_ERR_INTERNAL, "rung '%s': %s: %s", rungs[k].name, nnp_row_status_name(row->status),
+                       row->reason);
+    n += row->n_samples;
+  }
+  if (n == 0) return nnp_error(NNP_ERR_INTERNAL, "rung '%s': the timing loop took no samples", rungs[k].name);
+  double *x = malloc(sizeof *x * (size_t)n);
+  if (!x) return nnp_error(NNP_ERR_NOMEM, "out of memory pooling the samples of rung '%s'", rungs[k].name);
+  n = 0;
+  for (int q = 0; q < rounds; q++) {
+    const nnp_bench_row *row = &res->rows[q * N_RUNGS + k];
+    memcpy(x + n, row->samples, sizeof *x * (size_t)row->n_samples);
+    n += row->n_samples;
+  }
+  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  r->p50 = nnp_percentile_sorted(x, n, 0.50);
+  r->p99 = nnp_percentile_sorted(x, n, 0.99);
+  r->measured = true;
+  r->threads = res->rows[k].threads;
+  snprintf(r->note, sizeof r->note, "%s", res->rows[k].note);
+  free(x);
+  return NNP_OK;
+}
+
+/* Every rung of every round as one sweep: each row one worker process measuring its
+ * round's share of the iterations (a short warm-up each, capped by max_time / rounds). */
+static nnp_status measure_all(const cli_model_opts *mo, const nnp_plan_options *rung_po, int iterations,
+                              double max_time, int rounds, rung_result *res) {
+  static char opts[N_RUNGS][160];
+  static nnp_sweep_variant variants[N_RUNGS * 5];
+  int n = 0;
+  for (int q = 0; q < rounds; q++)
+    for (int k = 0; k < N_RUNGS; k++) {
+      rung_options(&rung_po[k], opts[k], sizeof opts[k]);
+      variants[n++] = (nnp_sweep_variant){rungs[k].name, opts[k], rung_po[k].threads};
     }
-  for (int k = 0; k < N_RUNGS && s == NNP_OK; k++) {
+  nnp_sweep_spec spec;
+  nnp_sweep_spec_default(&spec);
+  spec.model = mo->model;
+  spec.backends[0] = "native";
+  spec.n_backends = 1;
+  if (mo->batch > 0) spec.batches[spec.n_batches++] = mo->batch;
+  spec.plan = mo->plan; /* its input bindings; the rungs' options set the rest */
+  spec.n_variants = n;
+  spec.variants = variants;
+  spec.processes = 1; /* the rounds are the processes */
+  spec.loop.warmup_min = 1;
+  spec.loop.warmup_max = 2;
+  spec.loop.warmup_window = 1;
+  spec.loop.warmup_max_time_s = max_time;
+  spec.loop.iterations = (iterations + rounds - 1) / rounds;
+  spec.loop.min_time_s = 0;
+  spec.loop.max_time_s = max_time / rounds;
+  nnp_bench_result out;
+  nnp_status s = nnp_sweep_run(&spec, &out, NULL);
+  if (s == NNP_OK && out.n_rows != n) s = nnp_error(NNP_ERR_INTERNAL, "interrupted after %d of %d rows", out.n_rows, n);
+  for (int k = 0; k < N_RUNGS && s == NNP_OK; k++)
+    if (rungs[k].implemented) s = pool_rung(&out, k, rounds, &res[k]);
+  nnp_bench_result_free(&out);
+  return s;
+}
+
+/* What a rung's plan says without timing it; with prof, the last rung's step profile. */
+static nnp_status describe_plans(nnp_plan **plans, int iterations, bool prof, rung_result *res) {
+  for (int k = 0; k < N_RUNGS; k++) {
     if (!plans[k]) continue;
-    rung_result *r = &res[k];
-    if (sm[k].n == 0) {
-      s = nnp_error(NNP_ERR_INTERNAL, "rung '%s': the timing loop took no samples", rungs[k].name);
-      break;
-    }
-    qsort(sm[k].x, (size_t)sm[k].n, sizeof *sm[k].x, cmp_double);
-    r->p50 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.50);
-    r->p99 = nnp_percentile_sorted(sm[k].x, sm[k].n, 0.99);
-    r->activation_bytes = nnp_plan_memory_stats(plans[k])->planned;
-    count_steps(plans[k], r);
-    r->measured = true;
+    res[k].activation_bytes = nnp_plan_memory_stats(plans[k])->planned;
+    count_steps(plans[k], &res[k]);
   }
   int last = N_RUNGS - 1;
   while (last > 0 && !plans[last]) last--;
-  if (prof && s == NNP_OK && plans[last]) {
-    res[last].prof = malloc(sizeof *res[last].prof);
-    s = res[last].prof ? step_profile_measure(plans[last], spec->iterations < 5 ? spec->iterations : 5, res[last].prof)
-                       : nnp_error(NNP_ERR_NOMEM, "out of memory for the profile");
-  }
-  for (int k = 0; k < N_RUNGS; k++) free(sm[k].x);
-  return s;
+  if (!prof || !plans[last]) return NNP_OK;
+  for (int i = 0; i < nnp_plan_num_inputs(plans[last]); i++)
+    nnp_fill_seeded(nnp_plan_input(plans[last], i), 1 + (uint64_t)i);
+  res[last].prof = malloc(sizeof *res[last].prof);
+  if (!res[last].prof) return nnp_error(NNP_ERR_NOMEM, "out of memory for the profile");
+  return step_profile_measure(plans[last], iterations < 5 ? iterations : 5, res[last].prof);
 }
 
 static void print_table(const char *model, const rung_result *res, bool prof) {
@@ -183,8 +220,9 @@ static void print_json(const char *model, const rung_result *res, bool prof) {
     nnp_json_number(stdout, r->p50);
     printf(", \"p99_s\": ");
     nnp_json_number(stdout, r->p99);
-    printf(", \"activation_bytes\": %zu, \"kernels\": %d, \"bytes_moved\": %lld", r->activation_bytes, r->steps,
-           (long long)r->bytes_moved);
+    printf(", \"activation_bytes\": %zu, \"kernels\": %d, \"bytes_moved\": %lld, \"threads\": %d, \"worker_note\": ",
+           r->activation_bytes, r->steps, (long long)r->bytes_moved, r->threads);
+    nnp_json_string(stdout, r->note);
     if (prof && r->prof) {
       printf(", ");
       step_profile_json(r->prof);
@@ -200,7 +238,8 @@ static const char help[] =
     "kernels, no passes, a buffer per value), then +folding, +fusion, +memory plan, +fast\n"
     "kernels, +blocked layout, +threads, each rung adding one optimisation. Each rung shows\n"
     "P50 and P99 latency, activation memory, kernel (step) count and bytes moved (the sum\n"
-    "of every step's input and output bytes). Rungs this build lacks say 'not implemented'.\n\n"
+    "of every step's input and output bytes). Rungs this build lacks say 'not implemented'.\n"
+    "Each rung of each round runs in a fresh worker process, as a bench row does.\n\n"
     "options:\n"
     "  --iterations N         steady-state iterations per rung (default 20), taken in up to 5\n"
     "                         rounds that alternate the rungs (drift hits every rung alike)\n"
@@ -241,32 +280,24 @@ int nnp_cmd_explain(int argc, char **argv) {
   nnp_graph *g = NULL;
   if (cli_load_graph(&mo, &g) != NNP_OK) return cli_fail(NULL);
   cli_apply_batch(&mo, g);
-  nnp_loop_spec spec;
-  nnp_loop_spec_default(&spec);
-  spec.warmup_min = 1; /* per round: the first round's warm-up also warms the later ones */
-  spec.warmup_max = 2;
-  spec.warmup_window = 1;
-  spec.warmup_max_time_s = max_time;
-  spec.iterations = iterations;
-  spec.min_time_s = 0;
-  spec.max_time_s = max_time;
   rung_result *res = calloc(N_RUNGS, sizeof *res);
   nnp_plan *plans[N_RUNGS] = {0};
+  nnp_plan_options rung_po[N_RUNGS];
   int rc = CLI_OK;
   nnp_plan_options po = mo.plan;
   for (int k = 0; k < N_RUNGS && res; k++) {
     rungs[k].apply(&po, threads);
+    rung_po[k] = po;
     if (!rungs[k].implemented) continue;
     if (nnp_plan_compile(g, &po, &plans[k]) != NNP_OK) {
       rc = cli_fail(rungs[k].name);
       break;
     }
-    for (int i = 0; i < nnp_plan_num_inputs(plans[k]); i++)
-      nnp_fill_seeded(nnp_plan_input(plans[k], i), 1 + (uint64_t)i);
   }
-  if (res && rc == CLI_OK && measure_all(plans, &spec, iterations < 5 ? iterations : 5, prof, res) != NNP_OK)
-    rc = cli_fail(NULL);
+  if (res && rc == CLI_OK && describe_plans(plans, iterations, prof, res) != NNP_OK) rc = cli_fail(NULL);
   for (int k = 0; k < N_RUNGS; k++) nnp_plan_destroy(plans[k]);
+  if (res && rc == CLI_OK && measure_all(&mo, rung_po, iterations, max_time, iterations < 5 ? iterations : 5, res) != NNP_OK)
+    rc = cli_fail(NULL);
   if (!res) rc = cli_fail("out of memory");
   else if (rc == CLI_OK) (json ? print_json : print_table)(mo.model, res, prof);
   for (int k = 0; res && k < N_RUNGS; k++) free(res[k].prof);

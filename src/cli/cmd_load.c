@@ -7,12 +7,12 @@
 #include "cli/cli.h"
 #include "cli/cli_result.h"
 #include "cli/load_args.h"
-#include "load/worker_pool.h"
 #include "load/load_table.h"
 #include "load/scenarios.h"
-#include "load/target.h"
+#include "load/sweep_load.h"
 #include "nnperf/report.h"
 #include "nnperf/report_html.h"
+#include "nnperf/sweep.h"
 
 static const char help[] =
     "usage: nnperf load MODEL [options]\n\n"
@@ -53,6 +53,59 @@ static const char help[] =
 static void on_signal(int sig) {
   (void)sig;
   nnp_bench_interrupted = 1;
+}
+
+typedef struct load_outputs {
+  const char *json, *html, *history;
+  int no_history;
+} load_outputs;
+
+/* Runs the load sweep (one row, load/sweep_load.h) and writes what was asked for. */
+static int run_load(const nnp_load_target_options *to, const nnp_sweep_load_args *args, const char *command_line,
+                    const load_outputs *out) {
+  char opts[1100];
+  snprintf(opts, sizeof opts, "%s:%s", to->backend, to->options ? to->options : "");
+  nnp_sweep_spec spec;
+  nnp_sweep_spec_default(&spec);
+  spec.workload = &nnp_sweep_load;
+  spec.workload_args = args;
+  spec.model = to->model;
+  spec.command_line = command_line;
+  spec.backends[0] = to->backend;
+  spec.n_backends = 1;
+  spec.threads[0] = to->threads;
+  spec.n_threads = 1;
+  spec.backend_options = opts;
+  spec.seed = to->seed;
+  spec.timeout_s = to->timeout_s;
+  spec.mem_limit_bytes = to->mem_limit;
+  spec.pin = to->pin;
+  spec.processes = 1;
+  /* the common result document: the same writer, history and HTML report as bench */
+  nnp_bench_result doc;
+  nnp_sweep_outcome outcome;
+  if (nnp_sweep_run(&spec, &doc, &outcome) != NNP_OK) {
+    nnp_bench_result_free(&doc);
+    return cli_fail(to->model);
+  }
+  int rc = CLI_OK;
+  if (doc.n_rows != 1 || !doc.load) { /* cut short by a signal, or no memory for the section */
+    fprintf(stderr, "nnperf: error: %s\n", outcome.interrupted ? "interrupted by the user" : "load: out of memory");
+    nnp_bench_result_free(&doc);
+    return CLI_FAIL;
+  }
+  bool ok = doc.rows[0].status == NNP_ROW_OK;
+  nnp_load_print_table(stdout, &doc);
+  if (out->json && nnp_report_write_json(&doc, out->json) != NNP_OK) rc = cli_fail(out->json);
+  if (out->html && nnp_report_write_html(&doc, out->html) != NNP_OK) rc = cli_fail(out->html);
+  /* a failed run is reported in one line and not stored: its points are partial */
+  if (ok && !out->no_history) cli_store_history(&doc, out->history, 0);
+  if (!ok) {
+    fprintf(stderr, "nnperf: error: %s\n", doc.rows[0].reason);
+    rc = CLI_FAIL;
+  }
+  nnp_bench_result_free(&doc);
+  return rc;
 }
 
 int nnp_cmd_load(int argc, char **argv) {
@@ -141,50 +194,8 @@ int nnp_cmd_load(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-
-  nnp_load_target t;
-  if (nnp_load_target_open(&to, &t) != NNP_OK) return cli_fail(to.model);
-  static nnp_load_pool pool;
-  static nnp_load_result res;
-  memset(&res, 0, sizeof res);
-  res.cfg = cfg;
-  res.capacity_qps = res.max_qps = -1;
-  if (cfg.scenario != NNP_LOAD_MULTI_STREAM) t.req.streams = cfg.streams;
-  if (nnp_load_pool_start(&t.req, (int)instances, to.timeout_s, &pool) != NNP_OK) {
-    nnp_load_target_close(&t);
-    return cli_fail(to.model);
-  }
-  nnp_status st;
-  if (find_max) st = nnp_load_find_max_qps(&pool, &cfg, &res);
-  else if (sweep) st = nnp_load_sweep(&pool, &cfg, &res);
-  else st = nnp_load_measure(&pool, &cfg, cfg.qps, cfg.seed, "measure", &res);
-  char err[1024] = "";
-  if (st != NNP_OK) snprintf(err, sizeof err, "%s", nnp_last_error());
-  nnp_load_meta meta = {.command_line = command_line, .model = to.model, .backend = to.backend,
-                        .backend_version = pool.w[0].version, .options = to.options ? to.options : "",
-                        .note = pool.w[0].note, .instances = (int)instances, .threads = to.threads};
-  const nnp_load_worker *w0 = &pool.w[0];
-  nnp_load_startup first = {w0->spawn_to_ready_s, w0->load_s, w0->first_s, w0->cold_start_s};
-  /* the common result document: the same writer, history and HTML report as bench */
-  nnp_bench_result doc;
-  int rc = CLI_OK;
-  if (nnp_load_doc_init(&doc, &meta, &t, cfg.seed, &first, err) != NNP_OK ||
-      nnp_load_doc_set_load(&doc, &res, &pool, to.options, (int)instances) != NNP_OK)
-    rc = cli_fail("load");
-  nnp_load_pool_stop(&pool);
-  nnp_load_target_close(&t);
-  nnp_load_result_free(&res);
-  if (rc == CLI_OK) {
-    nnp_load_print_table(stdout, &doc);
-    if (json && nnp_report_write_json(&doc, json) != NNP_OK) rc = cli_fail(json);
-    if (html && nnp_report_write_html(&doc, html) != NNP_OK) rc = cli_fail(html);
-    /* a failed run is reported in one line and not stored: its points are partial */
-    if (st == NNP_OK && !no_history) cli_store_history(&doc, history, 0);
-  }
-  nnp_bench_result_free(&doc);
-  if (st != NNP_OK) {
-    fprintf(stderr, "nnperf: error: %s\n", err);
-    return CLI_FAIL;
-  }
-  return rc;
+  nnp_sweep_load_args args = {.cfg = cfg, .instances = (int)instances,
+                              .search = find_max ? NNP_LOAD_FIND_MAX_QPS : sweep ? NNP_LOAD_QPS_SWEEP : NNP_LOAD_MEASURE};
+  load_outputs out = {.json = json, .html = html, .history = history, .no_history = no_history};
+  return run_load(&to, &args, command_line, &out);
 }

@@ -4,39 +4,19 @@
 #include <string.h>
 
 #include "llm/llm_report.h"
+#include "result/result_json.h"
 #include "util/atomic_file.h"
 #include "util/json_write.h"
-
-static void str(FILE *f, const char *s, size_t cap) {
-  char buf[2048];
-  nnp_json_clean_utf8(buf, sizeof buf, s, cap);
-  nnp_json_string(f, buf);
-}
-#define STR(f, field) str((f), (field), sizeof(field))
 
 static void num_or_null(FILE *f, double v, int valid) {
   if (valid) nnp_json_number(f, v);
   else fputs("null", f);
 }
 
+/* "key": the latency distribution, written as every result document writes one */
 static void stats(FILE *f, const char *key, const nnp_stats *s) {
   fprintf(f, "\"%s\": ", key);
-  if (s->n <= 0) {
-    fputs("null", f);
-    return;
-  }
-  fprintf(f, "{\"n\": %d", s->n);
-  const struct {
-    const char *k;
-    double v;
-  } v[] = {{"min", s->min}, {"max", s->max}, {"mean", s->mean}, {"stdev", s->stdev}, {"p50", s->p50},
-           {"p90", s->p90}, {"p95", s->p95}, {"p99", s->p99},   {"p50_lo", s->p50_lo}, {"p50_hi", s->p50_hi},
-           {"p99_lo", s->p99_lo}, {"p99_hi", s->p99_hi}};
-  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-    fprintf(f, ", \"%s\": ", v[i].k);
-    nnp_json_number(f, v[i].v);
-  }
-  fprintf(f, ", \"p99_underpowered\": %s}", s->p99_underpowered ? "true" : "false");
+  nnp_result_write_stats(f, s);
 }
 
 static void request(FILE *f, const nnp_llm_request *q) {
@@ -44,7 +24,7 @@ static void request(FILE *f, const nnp_llm_request *q) {
              "\"t_done\": %.9f, \"error\": ",
           q->id, q->warmup ? "true" : "false", q->ok ? "true" : "false", q->prompt_tokens, q->t_due, q->t_sent,
           q->t_done);
-  STR(f, q->error);
+  NNP_JSON_FIELD(f, q->error);
   fputs(", \"token_t\": [", f); /* after t_sent, seconds */
   for (int k = 0; k < q->n_tokens; k++) fprintf(f, "%s%.6f", k ? ", " : "", q->token_t[k] - q->t_sent);
   fputs("], \"tokens\": [", f);
@@ -75,21 +55,21 @@ static void metrics(FILE *f, const nnp_llm_metrics *m) {
 
 static void row_config(FILE *f, const nnp_llm_row *w) {
   fputs("    {\"label\": ", f);
-  STR(f, w->label);
+  NNP_JSON_FIELD(f, w->label);
   fputs(", \"backend\": ", f);
-  STR(f, w->backend);
+  NNP_JSON_FIELD(f, w->backend);
   fputs(", \"backend_version\": ", f);
-  STR(f, w->backend_version);
+  NNP_JSON_FIELD(f, w->backend_version);
   fputs(", \"weight_type\": ", f);
-  STR(f, w->weight_type);
+  NNP_JSON_FIELD(f, w->weight_type);
   fputs(", \"options\": ", f);
-  STR(f, w->options);
+  NNP_JSON_FIELD(f, w->options);
   fprintf(f, ",\n     \"threads\": %d, \"prompt_len\": %d, \"gen_len\": %d, \"concurrency\": %d, \"status\": \"%s\"",
           w->threads, w->prompt_len, w->gen_len, w->concurrency, nnp_row_status_name(w->status));
   fputs(", \"reason\": ", f);
-  STR(f, w->reason);
+  NNP_JSON_FIELD(f, w->reason);
   fputs(", \"note\": ", f);
-  STR(f, w->note);
+  NNP_JSON_FIELD(f, w->note);
   fprintf(f, ", \"exit_status\": %d, \"term_signal\": %d", w->exit_status, w->term_signal);
 }
 
@@ -109,9 +89,9 @@ static void row_numbers(FILE *f, const nnp_llm_row *w) {
   num_or_null(f, w->harness_overhead_s, w->harness_overhead_s >= 0);
   fprintf(f, ",\n     \"peak_rss_bytes\": %lld, \"vmhwm_bytes\": %lld, \"kv_cache_bytes\": %lld, \"kv_source\": ",
           (long long)w->peak_rss_bytes, (long long)w->vmhwm_bytes, (long long)w->kv_cache_bytes);
-  STR(f, w->kv_source);
+  NNP_JSON_FIELD(f, w->kv_source);
   fprintf(f, ",\n     \"accuracy\": {\"compared\": %s, \"reference\": ", w->compared ? "true" : "false");
-  STR(f, w->reference);
+  NNP_JSON_FIELD(f, w->reference);
   fputs(", \"token_agreement\": ", f);
   num_or_null(f, w->token_agreement, w->compared);
   fputs(", \"first_token_agreement\": ", f);
@@ -139,11 +119,11 @@ void nnp_llm_report_json(FILE *f, const nnp_llm_result *r) {
           "  \"kind\": \"" NNP_LLM_RESULT_KIND "\",\n",
           NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR);
   fputs("  \"nnperf_version\": ", f);
-  STR(f, r->nnperf_version);
+  NNP_JSON_FIELD(f, r->nnperf_version);
   fputs(",\n  \"command_line\": ", f);
-  STR(f, r->command_line);
+  NNP_JSON_FIELD(f, r->command_line);
   fputs(",\n  \"model\": ", f);
-  STR(f, r->model);
+  NNP_JSON_FIELD(f, r->model);
   fprintf(f, ",\n  \"seed\": %llu,\n  \"requests\": %d,\n  \"warmup\": %d,\n  \"allow_mixed\": %s,\n  \"noisy\": %s",
           (unsigned long long)r->seed, r->requests, r->warmup, r->allow_mixed ? "true" : "false",
           r->noisy ? "true" : "false");

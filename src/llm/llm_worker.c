@@ -2,25 +2,16 @@
 #define _GNU_SOURCE /* strsignal */
 #include "llm/llm_worker.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "bench/orchestrator.h"
-#include "bench/timing_loop.h"
+#include "bench/worker_proc.h"
 #include "nnperf/alloc.h"
-#include "util/procfs.h"
 
 #define LINE_MAX_BYTES 262144 /* a req line: 4096 token times of ~9 characters */
 #define MAX_REQS 100000
-#define TAIL 2048
 
 typedef struct reader {
   nnp_llm_row *row;
@@ -31,8 +22,8 @@ typedef struct reader {
   char *line;
   size_t len;
   int protocol_error;
-  char tail[TAIL + 1];
-  size_t tail_len;
+  nnp_llm_progress_fn progress;
+  void *progress_ud;
 } reader;
 
 static void write_spec(FILE *f, const nnp_llm_row_request *q) {
@@ -43,40 +34,15 @@ static void write_spec(FILE *f, const nnp_llm_row_request *q) {
   fprintf(f, "run\n");
 }
 
-static nnp_status spawn(const nnp_llm_row_request *q, int *pid_out, int *out_fd, int *err_fd, double *t_spawn) {
-  int in[2], out[2], err[2];
-  if (pipe(in) || pipe(out) || pipe(err)) return nnp_error(NNP_ERR_IO, "cannot create pipes: %s", strerror(errno));
-  signal(SIGPIPE, SIG_IGN);
-  *t_spawn = nnp_now();
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) return nnp_error(NNP_ERR_IO, "cannot start the %s worker: %s", q->backend, strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* an interrupted sweep never leaves a worker behind */
-    if (getppid() != parent) _exit(127);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    for (int fd = 3; fd < 256; fd++) close(fd);
-    if (q->pythonpath) setenv("PYTHONPATH", q->pythonpath, 1);
-    execv(q->argv[0], (char *const *)q->argv);
-    fprintf(stderr, "cannot run %s: %s\n", q->argv[0], strerror(errno));
-    _exit(127);
+static nnp_status spawn(const nnp_llm_row_request *q, nnp_worker_proc *p) {
+  nnp_worker_cmd cmd = {.exe = q->argv[0], .argv = q->argv, .pythonpath = q->pythonpath};
+  nnp_status s = nnp_worker_start(&cmd, p);
+  if (s != NNP_OK) return nnp_error_context(s, "the %s worker", q->backend);
+  if (p->in) {
+    write_spec(p->in, q);
+    fclose(p->in); /* a worker that died early shows up in its outcome, not as an error here */
+    p->in = NULL;
   }
-  setpgid(pid, pid);
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
-  FILE *f = fdopen(in[1], "w");
-  if (f) {
-    write_spec(f, q);
-    fclose(f); /* a worker that died early shows up below, not as an error here */
-  } else {
-    close(in[1]);
-  }
-  *pid_out = pid;
-  *out_fd = out[0];
-  *err_fd = err[0];
   return NNP_OK;
 }
 
@@ -184,101 +150,40 @@ static int handle_line(reader *rd, char *line, nnp_llm_progress_fn progress, voi
 }
 
 /* Splits the stdout bytes into lines (bounded: an endless line is a protocol error). */
-static void feed(reader *rd, const char *buf, size_t n, nnp_llm_progress_fn progress, void *ud) {
+static bool feed(void *ud, const char *buf, size_t n) {
+  reader *rd = ud;
   for (size_t i = 0; i < n && !rd->protocol_error; i++) {
     if (buf[i] != '\n') {
       if (rd->len >= LINE_MAX_BYTES) {
         rd->protocol_error = 1;
         snprintf(rd->row->reason, sizeof rd->row->reason, "worker protocol error: a line longer than %d bytes",
                  LINE_MAX_BYTES);
-        return;
+        return false;
       }
       rd->line[rd->len++] = buf[i];
       continue;
     }
     rd->line[rd->len] = 0;
     rd->len = 0;
-    if (!handle_line(rd, rd->line, progress, ud)) {
+    if (!handle_line(rd, rd->line, rd->progress, rd->progress_ud)) {
       rd->protocol_error = 1;
       snprintf(rd->row->reason, sizeof rd->row->reason, "worker protocol error: malformed record '%.80s'", rd->line);
     }
   }
+  return !rd->protocol_error;
 }
 
-static void keep_tail(reader *rd, const char *buf, size_t g) {
-  if (g >= TAIL) {
-    memcpy(rd->tail, buf + g - TAIL, TAIL);
-    rd->tail_len = TAIL;
-  } else {
-    if (rd->tail_len + g > TAIL) {
-      size_t drop = rd->tail_len + g - TAIL;
-      memmove(rd->tail, rd->tail + drop, rd->tail_len - drop);
-      rd->tail_len -= drop;
-    }
-    memcpy(rd->tail + rd->tail_len, buf, g);
-    rd->tail_len += g;
-  }
-  rd->tail[rd->tail_len] = 0;
-}
-
-typedef enum { END_EXIT, END_TIMEOUT, END_MEMORY, END_INTERRUPT } end_kind;
-
-static end_kind pump(reader *rd, int pid, int out_fd, int err_fd, nnp_llm_progress_fn progress, void *ud,
-                     int64_t *rss_seen) {
-  struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    double left = rd->t_spawn + rd->req->timeout_s - nnp_now();
-    if (left <= 0) return END_TIMEOUT;
-    if (nnp_bench_interrupted) return END_INTERRUPT;
-    if (rd->req->mem_limit > 0) {
-      int64_t rss = nnp_proc_status_bytes(pid, "VmRSS");
-      if (rss > *rss_seen) *rss_seen = rss;
-      if (rss > rd->req->mem_limit) return END_MEMORY;
-    }
-    int pr = poll(fds, 2, left > 0.1 ? 100 : (int)(left * 1000) + 1);
-    if (pr < 0 && errno != EINTR) break;
-    for (int k = 0; k < 2; k++) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t got = read(fds[k].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        close(fds[k].fd);
-        fds[k].fd = -1;
-        open_fds--;
-      } else if (k == 1) {
-        keep_tail(rd, buf, (size_t)got);
-      } else {
-        feed(rd, buf, (size_t)got, progress, ud);
-      }
-    }
-  }
-  for (int k = 0; k < 2; k++)
-    if (fds[k].fd >= 0) close(fds[k].fd);
-  return END_EXIT;
-}
-
-/* The last non-empty line of the worker's stderr. */
-static void last_line(const char *tail, char *out, size_t n) {
-  size_t len = strlen(tail);
-  while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' ')) len--;
-  size_t start = len;
-  while (start && tail[start - 1] != '\n') start--;
-  snprintf(out, n, "%.*s", (int)(len - start), tail + start);
-}
-
-static void set_outcome(nnp_llm_row *r, const reader *rd, end_kind end, int64_t rss_seen) {
+static void set_outcome(nnp_llm_row *r, const reader *rd, const nnp_worker_exit *x) {
   char errline[600];
-  last_line(rd->tail, errline, sizeof errline);
-  if (end == END_INTERRUPT) {
+  nnp_worker_last_line(x->stderr_tail, errline, sizeof errline);
+  if (x->end == NNP_WORKER_INTERRUPTED) {
     r->status = NNP_ROW_FAILED;
     snprintf(r->reason, sizeof r->reason, "interrupted by the user");
-  } else if (end == END_MEMORY) {
+  } else if (x->end == NNP_WORKER_OVER_MEMORY) {
     r->status = NNP_ROW_OOM;
     snprintf(r->reason, sizeof r->reason, "worker exceeded the memory limit of %lld MiB (resident %lld MiB)",
-             rd->req->mem_limit >> 20, (long long)(rss_seen >> 20));
-  } else if (end == END_TIMEOUT) {
+             rd->req->mem_limit >> 20, (long long)(x->rss_seen >> 20));
+  } else if (x->end == NNP_WORKER_TIMED_OUT) {
     r->status = NNP_ROW_TIMEOUT;
     snprintf(r->reason, sizeof r->reason, "worker exceeded the %.0f s time limit and was killed (after %d requests)",
              rd->req->timeout_s, r->n_reqs);
@@ -321,28 +226,22 @@ void nnp_llm_row_init(const nnp_llm_row_request *q, nnp_llm_row *r) {
 
 nnp_status nnp_llm_run_row(const nnp_llm_row_request *q, nnp_llm_row *row, nnp_llm_progress_fn progress, void *ud) {
   nnp_llm_row_init(q, row);
-  reader rd = {.row = row, .req = q};
+  reader rd = {.row = row, .req = q, .progress = progress, .progress_ud = ud};
   rd.line = nnp_malloc(LINE_MAX_BYTES + 1);
   if (!rd.line) return nnp_error(NNP_ERR_NOMEM, "out of memory");
-  int pid, out_fd, err_fd;
-  nnp_status st = spawn(q, &pid, &out_fd, &err_fd, &rd.t_spawn);
+  nnp_worker_proc wp;
+  nnp_status st = spawn(q, &wp);
   if (st != NNP_OK) {
     nnp_free(rd.line);
     return st;
   }
-  int64_t rss_seen = 0;
-  end_kind end = pump(&rd, pid, out_fd, err_fd, progress, ud, &rss_seen);
-  if (end != END_EXIT || rd.protocol_error) kill(-pid, SIGKILL);
-  int ws = 0;
-  struct rusage ru;
-  memset(&ru, 0, sizeof ru);
-  while (wait4(pid, &ws, 0, &ru) < 0 && errno == EINTR) {
-  }
-  kill(-pid, SIGKILL); /* anything the worker left in its group */
-  row->peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
-  if (WIFEXITED(ws)) row->exit_status = WEXITSTATUS(ws);
-  if (WIFSIGNALED(ws)) row->term_signal = WTERMSIG(ws);
-  set_outcome(row, &rd, end, rss_seen);
+  rd.t_spawn = wp.t_spawn;
+  nnp_worker_exit x;
+  nnp_worker_wait(&wp, q->timeout_s, q->mem_limit, feed, &rd, &x);
+  row->peak_rss_bytes = x.peak_rss_bytes;
+  row->exit_status = x.exit_status;
+  row->term_signal = x.term_signal;
+  set_outcome(row, &rd, &x);
   nnp_free(rd.line);
   if (row->status == NNP_ROW_OK) {
     nnp_llm_metrics_compute(row->reqs, row->n_reqs, NULL, q->seed, &row->m);

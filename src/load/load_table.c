@@ -7,21 +7,9 @@
 
 static double ms(double s) { return s >= 0 ? s * 1e3 : NAN; }
 
-nnp_status nnp_load_doc_init(nnp_bench_result *r, const nnp_load_meta *m, const nnp_load_target *t, uint64_t seed,
-                             const nnp_load_startup *first_worker, const char *error) {
-  memset(r, 0, sizeof *r);
-  snprintf(r->model, sizeof r->model, "%s", m->model);
-  snprintf(r->nnperf_version, sizeof r->nnperf_version, "0.1.0");
-  snprintf(r->command_line, sizeof r->command_line, "%s", m->command_line);
-  nnp_env_capture(&r->env);
-  nnp_loop_spec_default(&r->loop); /* not used by load runs; written so the document is complete */
-  r->seed = seed;
-  r->accuracy_rtol = -1; /* nothing compared */
-  r->noisy = nnp_env_is_busy(&r->env);
-  r->rows = nnp_calloc(1, sizeof *r->rows);
-  if (!r->rows) return nnp_error(NNP_ERR_NOMEM, "out of memory");
-  r->n_rows = r->cap_rows = 1;
-  nnp_bench_row *w = &r->rows[0];
+void nnp_load_row_fill(nnp_bench_row *w, const nnp_load_meta *m, const nnp_load_target *t,
+                       const nnp_load_startup *first_worker, const char *error) {
+  memset(w, 0, sizeof *w);
   snprintf(w->backend, sizeof w->backend, "%s", m->backend);
   snprintf(w->backend_version, sizeof w->backend_version, "%s", m->backend_version ? m->backend_version : "");
   w->precision = NNP_FP32;
@@ -43,6 +31,23 @@ nnp_status nnp_load_doc_init(nnp_bench_result *r, const nnp_load_meta *m, const 
   w->first_s = first_worker ? first_worker->first_s : -1;
   w->cold_start_s = first_worker ? first_worker->cold_start_s : -1;
   w->acc.top1 = w->acc.top5 = -1;
+}
+
+nnp_status nnp_load_doc_init(nnp_bench_result *r, const nnp_load_meta *m, const nnp_load_target *t, uint64_t seed,
+                             const nnp_load_startup *first_worker, const char *error) {
+  memset(r, 0, sizeof *r);
+  snprintf(r->model, sizeof r->model, "%s", m->model);
+  snprintf(r->nnperf_version, sizeof r->nnperf_version, "0.1.0");
+  snprintf(r->command_line, sizeof r->command_line, "%s", m->command_line);
+  nnp_env_capture(&r->env);
+  nnp_loop_spec_default(&r->loop); /* not used by load runs; written so the document is complete */
+  r->seed = seed;
+  r->accuracy_rtol = -1; /* nothing compared */
+  r->noisy = nnp_env_is_busy(&r->env);
+  r->rows = nnp_calloc(1, sizeof *r->rows);
+  if (!r->rows) return nnp_error(NNP_ERR_NOMEM, "out of memory");
+  r->n_rows = r->cap_rows = 1;
+  nnp_load_row_fill(&r->rows[0], m, t, first_worker, error);
   return NNP_OK;
 }
 

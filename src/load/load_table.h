@@ -16,9 +16,14 @@ typedef struct nnp_load_meta {
   int instances, threads;
 } nnp_load_meta;
 
+/* The one row describing the configuration (backend, version, threads, input shapes from
+ * t, note, start-up phases of the first worker or none; status ok, or failed with error). */
+void nnp_load_row_fill(nnp_bench_row *w, const nnp_load_meta *m, const nnp_load_target *t,
+                       const nnp_load_startup *first_worker, const char *error);
+
 /* The document's common part: model, command line, environment, seed, and the one row
- * describing the configuration (backend, version, threads, input shapes from t, note,
- * start-up phases of the first worker; status ok, or failed with `error`). */
+ * describing the configuration (nnp_load_row_fill). nnperf coldstart's; nnperf load's
+ * document comes from the sweep library (load/sweep_load.h). */
 nnp_status nnp_load_doc_init(nnp_bench_result *r, const nnp_load_meta *m, const nnp_load_target *t, uint64_t seed,
                              const nnp_load_startup *first_worker, const char *error);
 

@@ -14,34 +14,9 @@
 #include "bench/timing_loop.h"
 #include "nnperf/alloc.h"
 
-static void keep_tail(nnp_load_worker *w, const char *buf, size_t g) {
-  size_t cap = sizeof w->err_tail - 1, len = strlen(w->err_tail);
-  if (g >= cap) {
-    memcpy(w->err_tail, buf + g - cap, cap);
-    w->err_tail[cap] = 0;
-    return;
-  }
-  if (len + g > cap) {
-    size_t drop = len + g - cap;
-    memmove(w->err_tail, w->err_tail + drop, len - drop);
-    len -= drop;
-  }
-  memcpy(w->err_tail + len, buf, g);
-  w->err_tail[len + g] = 0;
-}
-
 static nnp_status worker_failed(nnp_load_pool *p, int k, const char *why) {
-  nnp_load_worker *w = &p->w[k];
-  size_t len = strlen(w->err_tail);
-  while (len && (w->err_tail[len - 1] == '\n' || w->err_tail[len - 1] == ' ')) w->err_tail[--len] = 0;
-  const char *last = strrchr(w->err_tail, '\n');
-  last = last ? last + 1 : w->err_tail;
-  const char *asan = strstr(w->err_tail, "ERROR: AddressSanitizer:"); /* its verdict, not "ABORTING" */
-  if (asan) {
-    char *nl = strchr(asan, '\n');
-    if (nl) *nl = 0;
-    last = asan;
-  }
+  char last[600];
+  nnp_worker_last_line(p->w[k].err_tail, last, sizeof last);
   return nnp_error(NNP_ERR_INTERNAL, "worker %d of %d: %s%s%s", k + 1, p->n, why, last[0] ? ": " : "", last);
 }
 
@@ -108,7 +83,7 @@ static nnp_status pump(nnp_load_pool *p, double wait_s, events *ev) {
     ssize_t got = read(fds[i].fd, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (i % 2) { /* stderr: keep the tail; its end alone is no failure */
-      if (got > 0) keep_tail(&p->w[k], buf, (size_t)got);
+      if (got > 0) nnp_worker_tail_append(p->w[k].err_tail, sizeof p->w[k].err_tail, buf, (size_t)got);
       else {
         close(p->w[k].proc.err_fd);
         p->w[k].proc.err_fd = -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nnperf/alloc.h"
+#include "ir/shape_infer.h"
 #include "nnperf/engine.h"
 #include "util/atomic_file.h"
 
@@ -265,19 +266,22 @@ typedef struct observed {
   nnp_hist h;
 } observed;
 
-nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calibrator c, double percentile,
-                         nnp_calib_table *out) {
-  memset(out, 0, sizeof *out);
-  out->calibrator = c;
-  if (g->n_inputs != 1)
-    return nnp_error(NNP_ERR_UNSUPPORTED, "calibration needs a model with one input, this one has %d", g->n_inputs);
-  if (c == NNP_CALIBRATOR_PERCENTILE && !(percentile > 0 && percentile <= 100))
-    return nnp_error(NNP_ERR_INVALID, "percentile %g is not in (0, 100]", percentile);
-  /* Values to observe: input 0 and output 0 of every Conv/Gemm/MatMul, once each, and
-   * only activations (an initializer is a weight: it gets per-channel scales). */
-  int n_obs = 0;
+/* Values to observe: input 0 and output 0 of every Conv/Gemm/MatMul, once each, and only
+ * float activations (an initializer is a weight: it gets per-channel scales; a value of
+ * another dtype is not quantized), the dtypes read from the graph's shape inference for
+ * the input shape po gives. *obs is the caller's to free. */
+static nnp_status pick_observed(const nnp_graph *g, const nnp_plan_options *po, observed **obs_out, int *n_out) {
+  nnp_tensor in;
+  nnp_graph_shapes *sh = NULL;
+  NNP_TRY(nnp_graph_check_ops(g));
+  NNP_TRY(nnp_resolve_input_shape(g, po, 0, &in));
+  NNP_TRY(nnp_graph_shapes_infer(g, &in, &sh));
   observed *obs = nnp_calloc((size_t)(2 * g->n_nodes + 1), sizeof *obs);
-  if (!obs) return nnp_error(NNP_ERR_NOMEM, "out of memory for calibration statistics");
+  if (!obs) {
+    nnp_graph_shapes_destroy(sh);
+    return nnp_error(NNP_ERR_NOMEM, "out of memory for calibration statistics");
+  }
+  int n_obs = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const nnp_node *n = &g->nodes[i];
     if (!is_calibrated_op(n) || n->n_inputs < 1 || n->n_outputs < 1) continue;
@@ -285,6 +289,8 @@ nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calib
     for (int k = 0; k < 2; k++) {
       int v = vs[k];
       if (v < 0 || g->values[v].kind == NNP_VALUE_INITIALIZER) continue;
+      const nnp_tensor *t = nnp_graph_shape(sh, v);
+      if (!t || t->dtype != NNP_F32) continue;
       bool seen = false;
       for (int j = 0; j < n_obs && !seen; j++) seen = obs[j].value == v;
       if (seen) continue;
@@ -293,6 +299,20 @@ nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calib
       n_obs++;
     }
   }
+  nnp_graph_shapes_destroy(sh);
+  *obs_out = obs;
+  *n_out = n_obs;
+  return NNP_OK;
+}
+
+nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calibrator c, double percentile,
+                         nnp_calib_table *out) {
+  memset(out, 0, sizeof *out);
+  out->calibrator = c;
+  if (g->n_inputs != 1)
+    return nnp_error(NNP_ERR_UNSUPPORTED, "calibration needs a model with one input, this one has %d", g->n_inputs);
+  if (c == NNP_CALIBRATOR_PERCENTILE && !(percentile > 0 && percentile <= 100))
+    return nnp_error(NNP_ERR_INVALID, "percentile %g is not in (0, 100]", percentile);
   /* No graph passes (names and values stay the model's own: a fused Conv+Relu would hide
    * the Conv's output), one buffer per value and no batch lanes, so every value is still
    * there after the run. */
@@ -301,6 +321,9 @@ nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calib
   po.passes = 0;
   po.memory_plan = false;
   po.batch_lanes = false; /* lanes would leave the batch plan's intermediates unwritten */
+  int n_obs = 0;
+  observed *obs = NULL;
+  NNP_TRY(pick_observed(g, &po, &obs, &n_obs));
   nnp_plan *plan = NULL;
   nnp_status s = nnp_plan_compile(g, &po, &plan);
   for (int it = 0; s == NNP_OK && it < set->n; it++) {
@@ -312,7 +335,7 @@ nnp_status nnp_calibrate(const nnp_graph *g, const nnp_calib_set *set, nnp_calib
     if (s == NNP_OK) s = nnp_plan_run(plan);
     for (int j = 0; s == NNP_OK && j < n_obs; j++) {
       const nnp_tensor *t = nnp_plan_value(plan, obs[j].value);
-      if (!t || !t->data || t->dtype != NNP_F32) continue; /* not float: not quantized */
+      if (!t || !t->data) continue; /* evaluated at load time: no run-time value */
       nnp_hist_add(&obs[j].h, t->data, nnp_tensor_numel(t));
     }
     if (s != NNP_OK) s = nnp_error_context(s, "calibration sample '%s'", set->paths[it]);

@@ -10,19 +10,9 @@
 #include "llm/llm_report.h"
 #include "nnperf/report.h"
 #include "nnperf/result.h"
+#include "result/result_json.h"
 #include "util/atomic_file.h"
 #include "util/json_write.h"
-
-/* --- strings -------------------------------------------------------------------------- */
-
-/* A string field as a JSON string; nnp_json_string escapes quotes and control bytes. */
-static void json_str(FILE *f, const char *s, size_t cap) {
-  char buf[2048];
-  nnp_json_clean_utf8(buf, sizeof buf, s, cap);
-  nnp_json_string(f, buf);
-}
-
-#define JSON_STR(f, field) json_str((f), (field), sizeof(field))
 
 /* --- values --------------------------------------------------------------------------- */
 
@@ -45,22 +35,32 @@ static void json_opt_bytes(FILE *f, int64_t v) {
   else fprintf(f, "%lld", (long long)v); /* exact: %.9g would round large byte counts */
 }
 
-static void write_stats(FILE *f, const nnp_stats *s) {
+typedef struct key_number {
+  const char *key;
+  double v;
+} key_number;
+
+/* The pairs as "key": value, the first after first_sep and each other after sep, every
+ * value written by emit (nnp_json_number, or one of the json_opt_ writers above). */
+static void write_numbers(FILE *f, const char *first_sep, const char *sep, const key_number *kv, size_t n,
+                          void (*emit)(FILE *, double)) {
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "%s\"%s\": ", i ? sep : first_sep, kv[i].key);
+    emit(f, kv[i].v);
+  }
+}
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+void nnp_result_write_stats(FILE *f, const nnp_stats *s) {
   if (s->n <= 0) {
     fputs("null", f);
     return;
   }
   fprintf(f, "{\"n\": %d", s->n);
-  const struct {
-    const char *key;
-    double v;
-  } nums[] = {{"min", s->min},   {"max", s->max}, {"mean", s->mean}, {"stdev", s->stdev},
-              {"cv", s->cv},     {"p50", s->p50}, {"p90", s->p90},   {"p95", s->p95},
-              {"p99", s->p99},   {"p999", s->p999}};
-  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-    fprintf(f, ", \"%s\": ", nums[i].key);
-    nnp_json_number(f, nums[i].v);
-  }
+  const key_number nums[] = {{"min", s->min}, {"max", s->max}, {"mean", s->mean}, {"stdev", s->stdev},
+                             {"cv", s->cv},   {"p50", s->p50}, {"p90", s->p90},   {"p95", s->p95},
+                             {"p99", s->p99}, {"p999", s->p999}};
+  write_numbers(f, ", ", ", ", nums, N_OF(nums), nnp_json_number);
   fputs(", \"p50_ci\": [", f);
   nnp_json_number(f, s->p50_lo);
   fputs(", ", f);
@@ -80,7 +80,7 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   fputs("{\"compared\": ", f);
   json_bool(f, a->compared);
   fputs(", \"reference\": ", f);
-  JSON_STR(f, a->reference);
+  NNP_JSON_FIELD(f, a->reference);
   /* Without a comparison the numbers are meaningless (typically zero): null, not 0,
    * so that nobody reads "max_rel 0" as "exact". */
   const struct {
@@ -99,7 +99,7 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   if (a->compared) json_bool(f, a->within_tol);
   else fputs("null", f);
   fputs(", \"criterion\": ", f); /* what within_tol judged: precisions differ */
-  if (a->compared) JSON_STR(f, a->criterion);
+  if (a->compared) NNP_JSON_FIELD(f, a->criterion);
   else fputs("null", f);
   fputc('}', f);
 }
@@ -107,11 +107,11 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
 /* A sweep row's machine (docs/sweep.md): only in rows nnperf sweep ran. */
 static void write_row_host(FILE *f, const nnp_bench_row *w) {
   fputs(",\n      \"host\": {\"class\": ", f);
-  JSON_STR(f, w->hw_class);
+  NNP_JSON_FIELD(f, w->hw_class);
   fputs(", \"node\": ", f);
-  JSON_STR(f, w->node);
+  NNP_JSON_FIELD(f, w->node);
   fputs(", \"job_id\": ", f);
-  JSON_STR(f, w->job_id);
+  NNP_JSON_FIELD(f, w->job_id);
   fputs(", \"env\": ", f);
   nnp_env_write_json(f, &w->host_env);
   fputc('}', f);
@@ -119,40 +119,34 @@ static void write_row_host(FILE *f, const nnp_bench_row *w) {
 
 static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("    {\n      \"label\": ", f);
-  JSON_STR(f, w->label);
+  NNP_JSON_FIELD(f, w->label);
   fputs(",\n      \"backend\": ", f);
-  JSON_STR(f, w->backend);
+  NNP_JSON_FIELD(f, w->backend);
   fputs(",\n      \"backend_version\": ", f);
-  JSON_STR(f, w->backend_version);
+  NNP_JSON_FIELD(f, w->backend_version);
   fputs(",\n      \"precision\": ", f);
   nnp_json_string(f, nnp_precision_name(w->precision));
   fprintf(f, ",\n      \"threads\": %d,\n      \"batch\": %lld,\n      \"scenario\": ", w->threads,
           (long long)w->batch);
-  JSON_STR(f, w->scenario);
+  NNP_JSON_FIELD(f, w->scenario);
   fputs(",\n      \"status\": ", f);
   nnp_json_string(f, nnp_row_status_name(w->status));
   fputs(",\n      \"reason\": ", f);
-  JSON_STR(f, w->reason);
+  NNP_JSON_FIELD(f, w->reason);
   fputs(",\n      \"note\": ", f);
-  JSON_STR(f, w->note);
+  NNP_JSON_FIELD(f, w->note);
   fprintf(f, ",\n      \"exit_status\": %d,\n      \"term_signal\": %d", w->exit_status,
           w->term_signal);
 
-  const struct {
-    const char *key;
-    double v;
-  } phases[] = {{"spawn_to_ready_s", w->spawn_to_ready_s}, {"parse_s", w->parse_s},
-                {"compile_s", w->compile_s},               {"load_s", w->load_s},
-                {"first_s", w->first_s},                   {"cold_start_s", w->cold_start_s}};
+  const key_number phases[] = {{"spawn_to_ready_s", w->spawn_to_ready_s}, {"parse_s", w->parse_s},
+                               {"compile_s", w->compile_s},               {"load_s", w->load_s},
+                               {"first_s", w->first_s},                   {"cold_start_s", w->cold_start_s}};
   fputs(",\n      \"phases\": {", f);
-  for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
-    fprintf(f, "%s\"%s\": ", i ? ", " : "", phases[i].key);
-    json_opt_seconds(f, phases[i].v);
-  }
+  write_numbers(f, "", ", ", phases, N_OF(phases), json_opt_seconds);
   fprintf(f, "},\n      \"warmup\": {\"iterations\": %d, \"stable\": ", w->warmup_iterations);
   json_bool(f, w->warmup_stable);
   fputs("},\n      \"stats\": ", f);
-  write_stats(f, &w->stats);
+  nnp_result_write_stats(f, &w->stats);
   fputs(",\n      \"items_per_s\": ", f);
   json_opt_positive(f, w->items_per_s);
   fputs(",\n      \"measured_items_per_s\": ", f);
@@ -185,23 +179,19 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
 
 static void write_load_run(FILE *f, const nnp_load_run_record *u) {
   fputs("      {\"purpose\": ", f);
-  JSON_STR(f, u->purpose);
+  NNP_JSON_FIELD(f, u->purpose);
   fputs(", \"target_qps\": ", f);
   json_opt_seconds(f, u->target_qps);
   fprintf(f, ", \"seed\": %llu, \"passed\": %s, \"queries\": %lld, \"completed\": %lld, \"dropped\": %lld, "
              "\"late\": %lld",
           (unsigned long long)u->seed, u->passed ? "true" : "false", (long long)u->queries, (long long)u->completed,
           (long long)u->dropped, (long long)u->late);
-  const struct {
-    const char *key;
-    double v;
-  } nums[] = {{"offered_qps", u->offered_qps}, {"achieved_qps", u->achieved_qps}, {"span_s", u->span_s},
-              {"p50_s", u->p50_s},             {"p90_s", u->p90_s},               {"p99_s", u->p99_s},
-              {"p999_s", u->p999_s},           {"mean_s", u->mean_s},             {"max_s", u->max_s}};
-  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-    fprintf(f, ", \"%s\": ", nums[i].key);
-    json_opt_seconds(f, nums[i].v);
-  }
+  const key_number nums[] = {{"offered_qps", u->offered_qps}, {"achieved_qps", u->achieved_qps},
+                             {"span_s", u->span_s},           {"p50_s", u->p50_s},
+                             {"p90_s", u->p90_s},             {"p99_s", u->p99_s},
+                             {"p999_s", u->p999_s},           {"mean_s", u->mean_s},
+                             {"max_s", u->max_s}};
+  write_numbers(f, ", ", ", ", nums, N_OF(nums), json_opt_seconds);
   fprintf(f, ", \"samples_total\": %lld, \"samples_s\": [", (long long)u->samples_total);
   for (int i = 0; u->samples_s && i < u->n_samples; i++) {
     if (i) fputs(", ", f);
@@ -212,23 +202,17 @@ static void write_load_run(FILE *f, const nnp_load_run_record *u) {
 
 static void write_load(FILE *f, const nnp_load_section *l) {
   fputs(",\n  \"load\": {\n    \"scenario\": ", f);
-  JSON_STR(f, l->scenario);
+  NNP_JSON_FIELD(f, l->scenario);
   fprintf(f, ",\n    \"seed\": %llu,\n    \"duration_s\": ", (unsigned long long)l->seed);
   json_opt_seconds(f, l->duration_s);
   fprintf(f, ",\n    \"max_queries\": %lld,\n    \"max_batch\": %d,\n    \"streams\": %d,\n    \"interval_s\": ",
           (long long)l->max_queries, l->max_batch, l->streams);
   json_opt_seconds(f, l->interval_s);
   fprintf(f, ",\n    \"instances\": %d,\n    \"backend_options\": ", l->instances);
-  JSON_STR(f, l->backend_options);
-  const struct {
-    const char *key;
-    double v;
-  } nums[] = {{"qps", l->qps}, {"latency_bound_s", l->latency_bound_s}, {"capacity_qps", l->capacity_qps},
-              {"max_qps", l->max_qps}};
-  for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-    fprintf(f, ",\n    \"%s\": ", nums[i].key);
-    json_opt_seconds(f, nums[i].v);
-  }
+  NNP_JSON_FIELD(f, l->backend_options);
+  const key_number nums[] = {{"qps", l->qps}, {"latency_bound_s", l->latency_bound_s},
+                             {"capacity_qps", l->capacity_qps}, {"max_qps", l->max_qps}};
+  write_numbers(f, ",\n    ", ",\n    ", nums, N_OF(nums), json_opt_seconds);
   fputs(",\n    \"runs\": [", f);
   for (int i = 0; l->runs && i < l->n_runs; i++) {
     fputs(i ? ",\n" : "\n", f);
@@ -237,14 +221,10 @@ static void write_load(FILE *f, const nnp_load_section *l) {
   fputs(l->n_runs > 0 ? "\n    ],\n    \"startup\": [" : "],\n    \"startup\": [", f);
   for (int k = 0; k < l->n_startup && k < NNP_LOAD_MAX_WORKERS; k++) {
     const nnp_load_startup *w = &l->startup[k];
-    fprintf(f, "%s\n      {\"spawn_to_ready_s\": ", k ? "," : "");
-    json_opt_seconds(f, w->spawn_to_ready_s);
-    fputs(", \"load_s\": ", f);
-    json_opt_seconds(f, w->load_s);
-    fputs(", \"first_s\": ", f);
-    json_opt_seconds(f, w->first_s);
-    fputs(", \"cold_start_s\": ", f);
-    json_opt_seconds(f, w->cold_start_s);
+    const key_number phases[] = {{"spawn_to_ready_s", w->spawn_to_ready_s}, {"load_s", w->load_s},
+                                 {"first_s", w->first_s}, {"cold_start_s", w->cold_start_s}};
+    fprintf(f, "%s\n      {", k ? "," : "");
+    write_numbers(f, "", ", ", phases, N_OF(phases), json_opt_seconds);
     fputc('}', f);
   }
   fputs(l->n_startup > 0 ? "\n    ]\n  }" : "]\n  }", f);
@@ -254,7 +234,7 @@ static void write_load(FILE *f, const nnp_load_section *l) {
  * the samples on every write, so a document read back writes out identically. */
 static void write_coldstart_series(FILE *f, const nnp_coldstart_series *s, const char *indent) {
   fprintf(f, "\"runs\": %d,\n%s\"note\": ", s->n, indent);
-  JSON_STR(f, s->note);
+  NNP_JSON_FIELD(f, s->note);
   for (int ph = 0; ph < NNP_COLDSTART_PHASES; ph++) {
     fprintf(f, ",\n%s\"%s\": {\"p50_s\": ", indent, nnp_coldstart_phase_names[ph]);
     json_opt_seconds(f, nnp_coldstart_quantile(s, ph, 0.5));
@@ -273,7 +253,7 @@ static void write_coldstart(FILE *f, const nnp_coldstart_section *c) {
   fputs(",\n  \"coldstart\": {\n    ", f);
   write_coldstart_series(f, &c->plain, "    ");
   fputs(",\n    \"cache_dir\": ", f);
-  JSON_STR(f, c->cache_dir);
+  NNP_JSON_FIELD(f, c->cache_dir);
   const struct {
     const char *key;
     const nnp_coldstart_series *s;
@@ -299,11 +279,11 @@ void nnp_result_write(FILE *f, const nnp_bench_result *r) {
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"%s\",\n"
              "  \"nnperf_version\": ",
           NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR, nnp_result_kind(r));
-  JSON_STR(f, r->nnperf_version);
+  NNP_JSON_FIELD(f, r->nnperf_version);
   fputs(",\n  \"command_line\": ", f);
-  JSON_STR(f, r->command_line);
+  NNP_JSON_FIELD(f, r->command_line);
   fputs(",\n  \"model\": ", f);
-  JSON_STR(f, r->model);
+  NNP_JSON_FIELD(f, r->model);
   fprintf(f, ",\n  \"seed\": %llu", (unsigned long long)r->seed);
 
   const nnp_loop_spec *l = &r->loop;
@@ -323,7 +303,7 @@ void nnp_result_write(FILE *f, const nnp_bench_result *r) {
   fputs(",\n  \"accuracy_rtol\": ", f);
   nnp_json_number(f, r->accuracy_rtol);
   fputs(",\n  \"baseline\": ", f);
-  JSON_STR(f, r->baseline);
+  NNP_JSON_FIELD(f, r->baseline);
   fputs(",\n  \"allow_mixed\": ", f);
   json_bool(f, r->allow_mixed);
   fputs(",\n  \"noisy\": ", f);

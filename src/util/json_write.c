@@ -60,3 +60,9 @@ void nnp_json_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap) {
   }
   dst[o] = '\0';
 }
+
+void nnp_json_clean_string(FILE *f, const char *s, size_t cap) {
+  char buf[2048];
+  nnp_json_clean_utf8(buf, sizeof buf, s, cap);
+  nnp_json_string(f, buf);
+}

@@ -20,4 +20,9 @@ size_t nnp_utf8_seq_len(const unsigned char *s, size_t avail);
  * parsers. */
 void nnp_json_clean_utf8(char *dst, size_t dcap, const char *s, size_t cap);
 
+/* A fixed-size string field (cap bytes) as a JSON string, invalid UTF-8 replaced
+ * (nnp_json_clean_utf8; at most 2047 bytes are written). */
+void nnp_json_clean_string(FILE *f, const char *s, size_t cap);
+#define NNP_JSON_FIELD(f, field) nnp_json_clean_string((f), (field), sizeof(field))
+
 #endif

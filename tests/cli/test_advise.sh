@@ -5,14 +5,8 @@
 # tolerance rejects it, a loose one accepts it); the --json file parses; bad command
 # lines exit 2. Short runs only: the bounds are far from any real latency.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
-quick=(--iterations 20 --warmup 2 --max-time 1 --quiet)
+source "$(dirname "$0")/common.sh"
+quick=(--iterations 20 --warmup 2 --max-time 1 --quiet) # seconds per advise run
 
 # 1. loose bound: step 1 meets, nothing after it runs
 "$nnperf" advise zoo:tiny --p99 100s "${quick[@]}" --json "$work/loose.json" > "$work/loose.txt" 2> "$work/loose.err"
@@ -148,5 +142,4 @@ expect2 "bad --steps" zoo:tiny --p99 10ms --steps 9
 expect2 "missing model" "$work/nope.onnx" --p99 10ms
 expect2 "no model" --p99 10ms
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -4,14 +4,8 @@
 # bench part runs), for the recommendation and for the best candidate; (b) rows with too
 # few samples are shown but never ranked (no recommendation from a P99 of 3 samples).
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
-quick=(--iterations 20 --warmup 2 --max-time 1 --quiet)
+source "$(dirname "$0")/common.sh"
+quick=(--iterations 20 --warmup 2 --max-time 1 --quiet) # seconds per advise run
 mkdir -p "$work/calib" "$work/run"
 $py "$(dirname "$0")/calib_npy.py" "$work/calib" 5
 
@@ -53,5 +47,4 @@ for r in rows:
     assert not r["meets"] and "too few samples" in r["why_not"], r
 PY
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

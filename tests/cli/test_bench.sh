@@ -3,13 +3,7 @@
 # exhaust memory or fail (the other rows and the JSON survive, the reason is recorded),
 # and bad arguments (exit 2).
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+source "$(dirname "$0")/common.sh"
 quick=(--warmup 2 --iterations 10 --min-time 0 --threads 1)
 
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
@@ -174,5 +168,4 @@ usage_case "dynamic shape without a range" "dynamic" "$work/tiny.onnx" --shape "
 
 "$nnperf" backends > "$work/out" 2>&1 && grep -q "native *available" "$work/out" && ok "backends lists native" || bad "backends lists native"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -5,13 +5,7 @@
 # short is not recorded as failed; a resume with other options is refused (exit 2) and
 # leaves the file alone.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+source "$(dirname "$0")/common.sh"
 
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
 # Four rows of ~1 s each (min-time 1 s over 3 processes); native twice per batch, so
@@ -122,5 +116,4 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "not valid JSON" "$work/trunc.err" && ok "truncated JSON: exit 1, says so" ||
   bad "truncated JSON: exit $rc: $(cat "$work/trunc.err")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -2,12 +2,7 @@
 # End-to-end CLI checks: good runs produce what they promise; bad input gets a one-line
 # error naming the problem and exit status 1; a bad command line gets exit status 2.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/common.sh"
 
 # expect NAME STATUS PATTERN -- command...: exit status, and (for status 1) a single
 # stderr line matching PATTERN
@@ -92,5 +87,4 @@ expect "inspect" 0 "MACs" -- "$nnperf" inspect "$work/tiny.onnx"
   /usr/bin/python3 -c "import json, sys; a, b = (json.load(open(f))['totals']['macs'] for f in sys.argv[1:]); assert a == b == 1814073344, (a, b)" \
     "$work/r18.json" "$work/r18n.json" && ok "inspect: resnet18's MACs with and without passes" || bad "inspect MACs under passes"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

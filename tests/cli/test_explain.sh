@@ -2,14 +2,9 @@
 # nnperf explain: the ablation table has every rung (all implemented, +blocked layout included),
 # the JSON parses and holds the measured numbers; --passes/--no-PASS reach the engine.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/common.sh"
 
-if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --profile > "$work/table" 2> "$work/err"; then
+if "$nnperf" explain zoo:tiny --iterations 2 --time 2 --profile > "$work/table" 2> "$work/err"; then
   for rung in naive +folding +fusion "+memory plan" "+blocked layout" "+threads"; do
     if grep -q -- "^$rung " "$work/table"; then ok "table has rung $rung"; else bad "table lacks rung $rung: $(cat "$work/table")"; fi
   done
@@ -36,7 +31,7 @@ else
   bad "explain table: exit $?: $(cat "$work/err")"
 fi
 
-if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --json > "$work/json" 2> "$work/err"; then
+if "$nnperf" explain zoo:tiny --iterations 2 --time 2 --threads 3 --json > "$work/json" 2> "$work/err"; then
   # no python needed: count rungs and check field names with grep
   n=$(grep -c '"name":' "$work/json")
   if [ "$n" -eq 7 ]; then ok "json has 7 rungs"; else bad "json has $n rungs"; fi
@@ -51,6 +46,21 @@ if "$nnperf" explain zoo:tiny --iterations 3 --time 2 --json > "$work/json" 2> "
     ok "json parses; fusion cuts kernels"
   else
     bad "json parse: $(cat "$work/pyerr" 2>/dev/null)"
+  fi
+  # each rung ran in worker processes (2 rounds) with its own options: the worker says
+  # which kernels it ran (reference up to +memory plan, fast from +fast kernels on) and
+  # +threads had the 3 threads asked for
+  if "$py" -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["rungs"]}
+assert r["naive"]["worker_note"].startswith("kernels: reference") and r["naive"]["threads"] == 1, r["naive"]
+assert r["+memory plan"]["worker_note"].startswith("kernels: reference"), r["+memory plan"]
+assert not r["+fast kernels"]["worker_note"].startswith("kernels: reference"), r["+fast kernels"]
+assert r["+threads"]["threads"] == 3 and r["+fast kernels"]["threads"] == 1, r["+threads"]
+' "$work/json" 2> "$work/pyerr"; then
+    ok "each rung ran in a worker with its options"
+  else
+    bad "rung workers: $(cat "$work/pyerr" 2>/dev/null)"
   fi
 else
   bad "explain json: exit $?: $(cat "$work/err")"
@@ -90,5 +100,4 @@ else
   bad "inspect --profile: exit $?: $(cat "$work/err")"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

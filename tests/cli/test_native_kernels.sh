@@ -3,12 +3,7 @@
 # agree with the reference kernels on 1 (accuracy column within tolerance), the JSON
 # records the threads used and which kernels ran, and an unknown option is refused.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/common.sh"
 quick=(--warmup 2 --iterations 5 --min-time 0 --processes 1)
 
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
@@ -40,5 +35,4 @@ else bad "nnperf run"; fi
 if "$nnperf" bench "$work/tiny.onnx" --backends native --backend-options native:kernels=bogus "${quick[@]}" > "$work/out" 2>&1 \
    && ! grep -q "unknown option" "$work/out"; then bad "unknown native option refused: $(tail -3 "$work/out")"
 else ok "unknown native option refused"; fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -6,13 +6,7 @@
 # budget stops at once), and the written model keeps exactly the reported layers in FP32;
 # --labels counts top-1 against labels; bad command lines exit 2.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+source "$(dirname "$0")/common.sh"
 
 "$nnperf" zoo tiny -o "$work/tiny.onnx" > /dev/null || { echo "FAIL cannot write zoo model"; exit 1; }
 mkdir -p "$work/calib" "$work/val"
@@ -133,5 +127,4 @@ printf 'v00.npy three\n' > "$work/bad_labels.txt"
 "$nnperf" quantize "$t" --calib "$work/calib" --sensitivity --val "$work/val" --labels "$work/bad_labels.txt" > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && ok "bad labels: exit 1, one line" || bad "bad labels: exit 1 (rc $rc): $(cat "$work/err")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -4,13 +4,7 @@
 # cannot translate gives a row with status "unsupported" naming the op (no crash).
 # Skips (exit 77) when nnperf was built without XNNPACK.
 set -uo pipefail
-nnperf=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "pass $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-py=/usr/bin/python3
+source "$(dirname "$0")/common.sh"
 quick=(--warmup 2 --iterations 10 --min-time 0 --threads 1 --processes 1)
 
 if ! "$nnperf" backends | grep -q "^xnnpack *available"; then
@@ -86,5 +80,4 @@ else
   echo "note: PyTorch not importable by $py, torchvision cases not run"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

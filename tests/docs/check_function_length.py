@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Lists every C function in SRC longer than the limit (150 lines, house rule) and fails
-when one lies in an enforced folder.
+when one lies in an enforced folder: those named by --enforce, or every folder but those
+named by --except (so a new folder is enforced from its first file).
 
 usage: check_function_length.py SRC --enforce cli,bench,...   (folders under SRC)
+       check_function_length.py SRC --except kernels,engine,...
        check_function_length.py --self-test
 
 A brace counter, not a parser: comments, strings and character literals are blanked
@@ -69,8 +71,12 @@ def scan(src_root):
     return long_ones
 
 
-def enforced(folder, roots):
+def under(folder, roots):
     return any(folder == r or folder.startswith(r + '/') for r in roots)
+
+
+def enforced(folder, roots, mode='--enforce'):
+    return under(folder, roots) if mode == '--enforce' else not under(folder, roots)
 
 
 def self_test():
@@ -84,6 +90,8 @@ def self_test():
     assert got[0][2] - got[0][1] + 1 == 3, got
     assert got[1][2] - got[1][1] + 1 == LIMIT + 4, got
     assert enforced('bench', ['bench']) and enforced('ir/passes', ['ir']) and not enforced('benchx', ['bench'])
+    assert not enforced('kernels', ['kernels'], '--except') and enforced('newfolder', ['kernels'], '--except')
+    assert not enforced('llm/llama', ['llm'], '--except') and enforced('', ['llm'], '--except')
     print('self-test passed')
     return 0
 
@@ -91,16 +99,16 @@ def self_test():
 def main(argv):
     if argv[1:] == ['--self-test']:
         return self_test()
-    if len(argv) != 4 or argv[2] != '--enforce':
+    if len(argv) != 4 or argv[2] not in ('--enforce', '--except'):
         print(__doc__)
         return 2
-    roots = [r for r in argv[3].split(',') if r]
+    mode, roots = argv[2], [r for r in argv[3].split(',') if r]
     fail = 0
     for folder, rel, name, n in scan(argv[1]):
-        must = enforced(folder, roots)
+        must = enforced(folder, roots, mode)
         fail |= must
         print('%s src/%s: %s() is %d lines (limit %d)' % ('FAIL' if must else 'note', rel, name, n, LIMIT))
-    print('enforced folders: %s' % ', '.join(roots))
+    print('%s: %s' % ('enforced folders' if mode == '--enforce' else 'enforced in every folder but', ', '.join(roots)))
     return 1 if fail else 0
 
 
