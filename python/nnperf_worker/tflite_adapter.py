@@ -47,7 +47,8 @@ class TfLite:
         from ai_edge_litert.interpreter import Interpreter
         if spec.precision != "fp32":
             raise Unsupported(f"the tflite row runs the model as given; {spec.precision} comes from a QDQ "
-                              f"model (--int8-model)")
+                              f"model (--int8-model)" if spec.precision == "int8" else
+                              f"the tflite row runs the model as given (fp32); nnperf's converter writes no {spec.precision}")
         t0 = time.monotonic()
         path, how, int8 = self._model(spec, shapes)
         t1 = time.monotonic()
