@@ -55,7 +55,9 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for m in $MODELS; do
   f=$(model_file "$m") || true
   [ -n "$f" ] || { echo "$m: no model (export log: $OUT_DIR/$m.export.log)"; continue; }
-  "$NNPERF" quantize "$f" --calib "$OUT_DIR/photos/calib" --compare "$OUT_DIR/photos/val" -o "$OUT_DIR/$m.q.onnx" \
+  norm=() # the pretrained EfficientNet-Lite0 wants its package's normalisation (scripts/export-efficientnet-lite0.py)
+  [ "$m" = efficientnet_lite0_pretrained ] && norm=(--mean 0.498,0.498,0.498 --std 0.502,0.502,0.502)
+  "$NNPERF" quantize "$f" --calib "$OUT_DIR/photos/calib" --compare "$OUT_DIR/photos/val" "${norm[@]}" -o "$OUT_DIR/$m.q.onnx" \
     > "$OUT_DIR/$m.quantize.log" 2>&1 || { echo "$m: quantize failed: $(tail -1 "$OUT_DIR/$m.quantize.log")"; continue; }
   echo "$m: $(grep -m1 'top-1 agreement' "$OUT_DIR/$m.quantize.log")"
   "$NNPERF" bench "$f" --int8-model "$OUT_DIR/$m.q.onnx" --precision "$PRECISIONS" --backends "$backends" \
