@@ -117,7 +117,10 @@ class OpenVinoCpu:
         used = self.compiled.get_property("INFERENCE_NUM_THREADS")
         note = "CPU plugin, PERFORMANCE_HINT=LATENCY, f32"
         if hint == "bf16":
-            note = "CPU plugin, PERFORMANCE_HINT=LATENCY, " + self.executed_precision()
+            try:
+                note = "CPU plugin, PERFORMANCE_HINT=LATENCY, " + self.executed_precision()
+            except (RuntimeError, KeyError, AttributeError) as e:  # runtime-model info is not a stable API
+                note = f"CPU plugin, PERFORMANCE_HINT=LATENCY, asked bf16; what ran could not be read ({e})"
         return {"parse_s": t1 - t0, "compile_s": t2 - t1, "load_s": t2 - t0, "threads": int(used), "note": note}
 
     def executed_precision(self):
