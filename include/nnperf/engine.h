@@ -54,6 +54,7 @@ typedef struct nnp_plan_options {
   bool memory_plan;  /* one arena, offsets from liveness; false: a buffer per value */
   bool fast_kernels; /* CPUID-selected optimised kernels; false: reference kernels only */
   int threads;       /* threads the kernels use (the caller's thread included); default 1 */
+  bool bf16;         /* bf16 matrix-product operands, fp32 accumulation (src/engine/bf16.h) */
   /* Batch > 1 on a per-sample graph: run it image by image on batch-1 plans, the images
    * spread over the threads (engine/batch_lanes.h); NNP_LANES_OFF: layer at a time over
    * the whole batch; NNP_LANES_AUTO (the default): lanes unless the weights outweigh an

@@ -7,7 +7,9 @@
 extern "C" {
 #endif
 
-typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED } nnp_precision;
+/* NNP_PREC_BF16 last: stored results name precisions, and code that reads >= NNP_INT8 as
+ * "reduced precision, judged by cosine" takes bf16 in with it. */
+typedef enum nnp_precision { NNP_FP32 = 0, NNP_FP16, NNP_INT8, NNP_MIXED, NNP_PREC_BF16 } nnp_precision;
 const char *nnp_precision_name(nnp_precision p);
 /* Parses "fp32" etc.; returns 0 on an unknown name. */
 int nnp_precision_parse(const char *s, nnp_precision *out);

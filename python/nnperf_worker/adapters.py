@@ -40,7 +40,11 @@ class OrtCpu:
 
     def load(self, spec, shapes):
         import onnxruntime as ort
-        require_fp32(spec, "ort-cpu runs the model as given (fp32); {precision} needs a converted model")
+        if spec.precision == "bf16":
+            raise Unsupported("ort-cpu has no bf16 path: its CPU provider has no inference-precision option and "
+                              "runs an fp32 model's Conv/Gemm in fp32 (bf16 needs a model converted to bf16 types)")
+        if spec.precision != "fp32":
+            raise Unsupported(f"ort-cpu runs the model as given (fp32); {spec.precision} needs a converted model")
         levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
                   "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
                   "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
@@ -88,10 +92,13 @@ class OpenVinoCpu:
 
     def load(self, spec, shapes):
         import openvino as ov
-        require_fp32(spec, "the openvino row runs fp32 (inference precision hint f32); {precision} is not wired yet")
+        if spec.precision not in ("fp32", "bf16"):
+            raise Unsupported(f"the openvino row runs fp32 and bf16 (INFERENCE_PRECISION_HINT); {spec.precision} "
+                              "comes from a QDQ model (--int8-model)")
         core = ov.Core()
+        hint = "bf16" if spec.precision == "bf16" else "f32"
         config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": spec.threads,
-                  "INFERENCE_PRECISION_HINT": "f32"}
+                  "INFERENCE_PRECISION_HINT": hint}
         if spec.options.get("cache_dir"):
             config["CACHE_DIR"] = spec.options["cache_dir"]
         t0 = time.monotonic()
@@ -117,8 +124,28 @@ class OpenVinoCpu:
         self.input_names = [p.get_any_name() for p in self.compiled.inputs]
         self.output_names = [p.get_any_name() for p in self.compiled.outputs]
         used = self.compiled.get_property("INFERENCE_NUM_THREADS")
-        return {"parse_s": t1 - t0, "compile_s": t2 - t1, "load_s": t2 - t0, "threads": int(used),
-                "note": "CPU plugin, PERFORMANCE_HINT=LATENCY, f32"}
+        note = "CPU plugin, PERFORMANCE_HINT=LATENCY, f32"
+        if hint == "bf16":
+            try:
+                note = "CPU plugin, PERFORMANCE_HINT=LATENCY, " + self.executed_precision()
+            except (RuntimeError, KeyError, AttributeError) as e:  # runtime-model info is not a stable API
+                note = f"CPU plugin, PERFORMANCE_HINT=LATENCY, asked bf16; what ran could not be read ({e})"
+        return {"parse_s": t1 - t0, "compile_s": t2 - t1, "load_s": t2 - t0, "threads": int(used), "note": note}
+
+    def executed_precision(self):
+        """What the plugin made of INFERENCE_PRECISION_HINT=bf16: the hint as the compiled
+        model reads it back, and the runtime precision and primitive of its matrix layers
+        (a CPU without AVX512-BF16 / AMX-BF16 runs them in f32 whatever was asked)."""
+        got = str(self.compiled.get_property("INFERENCE_PRECISION_HINT")).replace("<Type: '", "").rstrip("'>")
+        layers = {}
+        for op in self.compiled.get_runtime_model().get_ordered_ops():
+            info = op.get_rt_info()
+            kind = info["layerType"].astype(str)
+            if kind in ("Convolution", "FullyConnected", "MatMul", "GroupConvolution"):
+                key = f"{info['runtimePrecision'].astype(str)} {info['primitiveType'].astype(str)}"
+                layers[key] = layers.get(key, 0) + 1
+        ran = ", ".join(f"{k} x{n}" for k, n in sorted(layers.items(), key=lambda kv: -kv[1])[:3])
+        return f"asked bf16, compiled {got}; matrix layers ran {ran or 'none found'}"
 
     def set_inputs(self, feed):
         self.feed = feed

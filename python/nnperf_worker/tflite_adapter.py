@@ -42,7 +42,10 @@ class TfLite:
 
     def load(self, spec, shapes):
         from ai_edge_litert.interpreter import Interpreter
-        require_fp32(spec, "the tflite row runs the model as given; {precision} comes from a QDQ model (--int8-model)")
+        if spec.precision != "fp32":
+            raise Unsupported(f"the tflite row runs the model as given; {spec.precision} comes from a QDQ "
+                              f"model (--int8-model)" if spec.precision == "int8" else
+                              f"the tflite row runs the model as given (fp32); nnperf's converter writes no {spec.precision}")
         t0 = time.monotonic()
         path, how, int8 = self._model(spec, shapes)
         t1 = time.monotonic()

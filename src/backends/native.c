@@ -109,15 +109,47 @@ static nnp_status native_options(const char *opts, nnp_plan_options *o, double *
   return NNP_OK;
 }
 
+/* Appends "; PART" (or PART when the note is empty) to the load note. */
+static void note_add(nnp_load_report *rep, const char *part) {
+  size_t nl = strlen(rep->note);
+  snprintf(rep->note + nl, sizeof rep->note - nl, "%s%s", nl ? "; " : "", part);
+}
+
+/* Which INT8 kernels the plan's quantized steps run, by the ISA their kernel names end
+ * in ("qlinearconv.im2col.avx2": avx2), and where AMX stands: a reader of an int8 row
+ * learns what ran without the profile. Nothing when the plan has no INT8 step. */
+static void note_int8_kernels(const nnp_plan *p, nnp_load_report *rep) {
+  static const char *const isa[] = {"avx512vnni", "avx2", "generic", "reference"};
+  int count[4] = {0}, any = 0;
+  for (int s = 0; s < nnp_plan_num_steps(p); s++) {
+    const char *op = nnp_plan_step_node(p, s)->op_type;
+    if (strcmp(op, "QLinearConv") && strcmp(op, "QGemm") && strcmp(op, "QLinearAdd")) continue;
+    const char *k = nnp_plan_step_kernel(p, s), *dot = strrchr(k, '.');
+    for (int i = 0; i < 4; i++)
+      if (!strcmp(dot ? dot + 1 : k, isa[i])) count[i]++, any++;
+  }
+  if (!any) return;
+  char part[200];
+  int at = snprintf(part, sizeof part, "int8 kernels:");
+  for (int i = 0; i < 4; i++)
+    if (count[i] && at < (int)sizeof part) at += snprintf(part + at, sizeof part - at, " %s x%d", isa[i], count[i]);
+  const char *why;
+  nnp_cpu_amx_status(&why);
+  if (at < (int)sizeof part) snprintf(part + at, sizeof part - at, " (AMX %.100s)", why);
+  note_add(rep, part);
+}
+
 static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_load_report *rep) {
-  if (cfg->precision != NNP_FP32)
-    return nnp_error(NNP_ERR_UNSUPPORTED, "the native engine runs fp32 only so far (asked for %s)",
+  if (cfg->precision != NNP_FP32 && cfg->precision != NNP_PREC_BF16)
+    return nnp_error(NNP_ERR_UNSUPPORTED,
+                     "the native engine runs fp32 and bf16 (int8 comes from a QDQ model: --int8-model; asked for %s)",
                      nnp_precision_name(cfg->precision));
   native_state *s = nnp_calloc(1, sizeof *s);
   if (!s) return nnp_error(NNP_ERR_NOMEM, "out of memory");
   snprintf(s->model_path, sizeof s->model_path, "%s", cfg->model_path);
   nnp_plan_options_default(&s->base);
   s->base.threads = cfg->threads > 0 ? cfg->threads : 1;
+  s->base.bf16 = cfg->precision == NNP_PREC_BF16;
   nnp_status st = native_options(cfg->options, &s->base, &s->delay_pct, s->cache_dir, sizeof s->cache_dir);
   s->base.n_shapes = cfg->n_shapes;
   memcpy(s->base.shapes, cfg->shapes, sizeof s->base.shapes);
@@ -154,6 +186,10 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
     size_t nl = strlen(rep->note);
     snprintf(rep->note + nl, sizeof rep->note - nl, "; batch lanes: %d", nnp_plan_batch_lanes(s->plan));
   }
+  note_int8_kernels(s->plan, rep);
+  if (s->base.bf16) /* say what this CPU computed: AMX-BF16 would be the fast path */
+    note_add(rep, nnp_cpu_get()->amx_bf16 ? "bf16: operands rounded to bf16, fp32 sums, on fp32 kernels (AMX-BF16 present, no AMX kernel yet)"
+                                          : "bf16: operands rounded to bf16, fp32 sums, on fp32 kernels (no AMX-BF16 here)");
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);
     snprintf(rep->note + nl, sizeof rep->note - nl, "; test-only delay of %g%% injected", s->delay_pct);

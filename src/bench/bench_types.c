@@ -10,12 +10,13 @@ const char *nnp_precision_name(nnp_precision p) {
     case NNP_FP16: return "fp16";
     case NNP_INT8: return "int8";
     case NNP_MIXED: return "mixed";
+    case NNP_PREC_BF16: return "bf16";
   }
   return "?";
 }
 
 int nnp_precision_parse(const char *s, nnp_precision *out) {
-  for (int p = NNP_FP32; p <= NNP_MIXED; p++)
+  for (int p = NNP_FP32; p <= NNP_PREC_BF16; p++)
     if (!strcmp(s, nnp_precision_name((nnp_precision)p))) {
       *out = (nnp_precision)p;
       return 1;

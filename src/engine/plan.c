@@ -18,6 +18,7 @@
 #include "ops/fast_ops.h"
 #include "ops/op.h"
 #include "util/threadpool.h"
+#include "engine/bf16.h"
 
 typedef struct plan_value {
   nnp_tensor t;
@@ -31,6 +32,7 @@ typedef struct plan_step {
   const nnp_op_info *info;
   int first_in, first_out; /* offsets into plan->in_ptrs / out_ptrs */
   nnp_fast_kernel fast;    /* fast.run NULL: the reference kernel runs */
+  unsigned bf16_inputs;    /* inputs rounded to bf16 before each run (engine/bf16.h) */
 } plan_step;
 
 struct nnp_plan {
@@ -52,6 +54,7 @@ struct nnp_plan {
   nnp_plan_memory mem;
   nnp_threadpool *pool; /* NULL when the plan runs on one thread */
   bool fast_kernels;
+  bool bf16; /* matrix-product operands in bf16 (engine/bf16.h) */
   nnp_batch_lanes *lanes; /* batch > 1 run image by image (NULL: layer at a time) */
 };
 
@@ -187,6 +190,28 @@ static nnp_status prepare_fast(nnp_plan *p, const nnp_graph *g, plan_step *st, c
   return st->fast.run ? grow_scratch(p, st->fast.scratch_needed) : NNP_OK;
 }
 
+/* bf16 (engine/bf16.h): a constant operand is rounded now, once (a copy: its data may be
+ * the caller's graph's), a runtime one is marked for rounding before each run. */
+static nnp_status bf16_operands(nnp_plan *p, const nnp_node *n, plan_step *st) {
+  unsigned mask = nnp_bf16_operand_mask(n->op);
+  for (int k = 0; k < n->n_inputs && k < 32; k++) {
+    if (!(mask >> k & 1) || n->inputs[k] < 0) continue;
+    plan_value *pv = &p->values[n->inputs[k]];
+    if (!pv->known) {
+      st->bf16_inputs |= 1u << k;
+      continue;
+    }
+    if (!pv->owns) {
+      nnp_tensor copy;
+      NNP_TRY(nnp_tensor_clone(&pv->t, &copy));
+      pv->t = copy;
+      pv->owns = true;
+    }
+    nnp_bf16_round_tensor(&pv->t); /* idempotent: a weight shared by two nodes is fine */
+  }
+  return NNP_OK;
+}
+
 /* Node i, which shape inference left to run time, becomes a step: its outputs get
  * buffers (or, with a memory plan, arena offsets later) and its op may pick a fast
  * kernel. */
@@ -209,6 +234,7 @@ static nnp_status add_step(nnp_plan *p, const nnp_graph *g, int i, int *n_in_use
   st->first_out = *n_out_used;
   *n_in_used += n->n_inputs;
   *n_out_used += n->n_outputs;
+  if (p->bf16) NNP_TRY(bf16_operands(p, n, st));
   if (p->fast_kernels && nnp_op_prepare(n->op)) NNP_TRY(prepare_fast(p, g, st, in, outp));
   return NNP_OK;
 }
@@ -324,6 +350,7 @@ static nnp_status alloc_plan(const nnp_graph *g, const nnp_plan_options *opt, nn
   p->g = g;
   p->defer_buffers = opt->memory_plan;
   p->fast_kernels = opt->fast_kernels;
+  p->bf16 = opt->bf16;
   /* threads <= 0 (options zeroed by hand rather than defaulted) means the caller only */
   if (opt->threads > 1) NNP_TRY(nnp_threadpool_create(opt->threads, &p->pool));
   size_t total_in = 0, total_out = 0;
@@ -426,6 +453,8 @@ nnp_status nnp_plan_run_step(nnp_plan *p, int i) {
                     .in = p->in_ptrs + st->first_in, .n_out = st->node->n_outputs,
                     .out = p->out_ptrs + st->first_out, .scratch = p->scratch,
                     .scratch_size = p->scratch_size, .pool = p->pool};
+  for (unsigned m = st->bf16_inputs, k = 0; m; m >>= 1, k++)
+    if (m & 1) nnp_bf16_round_tensor((nnp_tensor *)ctx.in[k]); /* the activation is stored in bf16 */
   nnp_status s = st->fast.run ? st->fast.run(st->fast.state, &ctx) : st->info->ref(&ctx);
   if (s != NNP_OK) return nnp_error_context(s, "node '%s' (%s)", st->node->name, st->node->op_type);
   return NNP_OK;

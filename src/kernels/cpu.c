@@ -1,5 +1,6 @@
 #include "kernels/cpu.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +13,31 @@ static unsigned long long xgetbv0(void) {
 }
 #endif
 
+static nnp_amx_state amx_state;
+static char amx_why[160];
+
+/* AMX-TILE/INT8/BF16 (CPUID 7.0 EDX bits 24/25/22), the OS's tile bits (XCR0 17-18), then
+ * the kernel's permission, asked once (kernels/cpu_amx.c). */
+static void detect_amx(nnp_cpu_features *f, unsigned edx7, unsigned long long xcr0) {
+  amx_state = nnp_cpu_amx_decide((edx7 >> 24) & 1, (xcr0 & 0x60000) == 0x60000, f->forced_no_amx,
+                                 nnp_cpu_amx_request_permission, amx_why, sizeof amx_why);
+  f->amx_tile = amx_state == NNP_AMX_PERMITTED;
+  f->amx_int8 = f->amx_tile && ((edx7 >> 25) & 1);
+  f->amx_bf16 = f->amx_tile && ((edx7 >> 22) & 1);
+}
+
 static void detect(nnp_cpu_features *f) {
   memset(f, 0, sizeof *f);
   const char *env = getenv("NNP_CPU_FEATURES");
-  if (env && strcmp(env, "generic") == 0) {
-    f->forced_generic = true;
+  bool generic = env && strcmp(env, "generic") == 0;
+  /* the answer until CPUID says more (early returns: no AVX, not x86-64) */
+  amx_state = nnp_cpu_amx_decide(false, false, generic, NULL, amx_why, sizeof amx_why);
+  if (generic) {
+    f->forced_generic = f->forced_no_amx = true;
     return;
   }
   f->forced_avx2 = env && strcmp(env, "avx2") == 0;
+  f->forced_no_amx = f->forced_avx2 || (env && strcmp(env, "avx512") == 0);
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return;
@@ -37,19 +55,22 @@ static void detect(nnp_cpu_features *f) {
   f->avx512f = f->avx512vl;
   f->avx512bw = f->avx512f && ((b >> 30) & 1);
   f->avx512vnni = f->avx512f && ((c >> 11) & 1);
-  if (f->forced_avx2) f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = false;
+  unsigned edx7 = d;
+  __cpuid_count(7, 1, a, b, c, d);
+  f->avx512bf16 = f->avx512f && ((a >> 5) & 1);
+  if (f->forced_avx2) f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = f->avx512bf16 = false;
+  detect_amx(f, edx7, xcr0);
 #endif
 }
 
+static nnp_cpu_features detected;
+static void detect_once(void) { detect(&detected); }
+
 const nnp_cpu_features *nnp_cpu_get(void) {
-  /* Benign race: every thread computes the same value. */
-  static nnp_cpu_features f;
-  static volatile int done;
-  if (!done) {
-    detect(&f);
-    done = 1;
-  }
-  return &f;
+  /* once per process: detection may ask the kernel for AMX, which is to happen once */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, detect_once);
+  return &detected;
 }
 
 bool nnp_cpu_has_avx2_fma(void) {
@@ -77,6 +98,12 @@ const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void) {
     done = 1;
   }
   return &t;
+}
+
+nnp_amx_state nnp_cpu_amx_status(const char **why) {
+  nnp_cpu_get();
+  if (why) *why = amx_why;
+  return amx_state;
 }
 
 const char *nnp_cpu_kernel_isa(void) {

@@ -55,6 +55,9 @@ for b in sys.argv[2].split(","):
     assert agree["compared"] and agree["reference"] == "native int8 t1 b1", agree
     assert agree["top1"] == 1.0 and agree["cosine"] > 0.999, agree
 PY
+# the native int8 row says which INT8 kernels ran and where AMX stands (issue 26, dispatch)
+grep -qE "^  'native int8 t1 b1': .*int8 kernels: (avx512vnni|avx2|generic) x[0-9]+.* \(AMX [a-z]" "$work/b.txt" \
+  && ok "native int8 note: INT8 kernel family and AMX state" || { bad "native int8 note"; cat "$work/b.txt"; }
 # the accuracy criterion per precision: fp32 rows by max_rel, int8 rows by output cosine
 # (their max_rel is reported, not judged), named in the JSON and the table notes
 $py - "$work/b.json" <<'PY' && ok "JSON: int8 rows judged by cosine, fp32 rows by max_rel" || bad "JSON accuracy criterion"
