@@ -44,8 +44,19 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     tile_6x8(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
     return;
   }
-  bool full = mr == NNP_SGEMM_MR && nr == NNP_SGEMM_NR;
-  if (accum) { /* a later K block: continue from the partial sums in C */
+  /* Rows of 16 columns are loaded and stored as vectors, the first mr of them (a ragged
+   * last row panel too, M % 6 != 0): a later K block's partial sums were read back
+   * through a buffer of scalar copies, whose vector reloads wait on eight forwarded
+   * scalar stores each, and a ragged row panel took the scalar epilogue. */
+  const bool wide = nr == NNP_SGEMM_NR;
+  if (accum && wide) { /* a later K block: the partial sums straight from C */
+    c00 = _mm256_loadu_ps(c); c01 = _mm256_loadu_ps(c + 8);
+    if (mr > 1) { c10 = _mm256_loadu_ps(c + ldc); c11 = _mm256_loadu_ps(c + ldc + 8); }
+    if (mr > 2) { c20 = _mm256_loadu_ps(c + 2 * ldc); c21 = _mm256_loadu_ps(c + 2 * ldc + 8); }
+    if (mr > 3) { c30 = _mm256_loadu_ps(c + 3 * ldc); c31 = _mm256_loadu_ps(c + 3 * ldc + 8); }
+    if (mr > 4) { c40 = _mm256_loadu_ps(c + 4 * ldc); c41 = _mm256_loadu_ps(c + 4 * ldc + 8); }
+    if (mr > 5) { c50 = _mm256_loadu_ps(c + 5 * ldc); c51 = _mm256_loadu_ps(c + 5 * ldc + 8); }
+  } else if (accum) { /* a ragged tile's partial sums, through a buffer (C may end mid-tile) */
     float t[NNP_SGEMM_MR][NNP_SGEMM_NR] = {{0}};
     for (int r = 0; r < mr; r++)
       for (int j = 0; j < nr; j++) t[r][j] = c[r * ldc + j];
@@ -68,8 +79,8 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     b += ldb;
   }
   __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-  if (full && (!ep || ep->act != NNP_ACT_SIGMOID)) {
-    for (int r = 0; r < NNP_SGEMM_MR; r++) {
+  if (wide && (!ep || ep->act != NNP_ACT_SIGMOID)) {
+    for (int r = 0; r < mr; r++) {
       __m256 v0 = acc[r][0], v1 = acc[r][1];
       if (ep) {
         if (ep->bias_kind == NNP_BIAS_ROW) {
