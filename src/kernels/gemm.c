@@ -159,6 +159,11 @@ static void sgemv_range(void *p, int64_t p0, int64_t p1) {
   }
 }
 
+static void sgemv_range_avx2(void *p, int64_t p0, int64_t p1) {
+  const sgemv_job *g = p;
+  nnp_sgemv_panels_avx2(g->K, g->Ap, g->Bp, g->C, g->N, g->ep, p0, p1);
+}
+
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
@@ -167,6 +172,11 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
     plan_kblocks(&j);
     sgemv_job g = {.N = N, .K = K, .kc = j.kblock ? j.kc : K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
     nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
+    return;
+  }
+  if (M == 1 && !generic && nnp_cpu_has_avx2_fma()) { /* the same on AVX2: one FMA per B vector, not six */
+    sgemv_job g = {.N = N, .K = K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
+    nnp_threadpool_run(tp, sgemv_range_avx2, &g, (N + NR - 1) / NR);
     return;
   }
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
