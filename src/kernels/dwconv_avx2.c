@@ -23,10 +23,14 @@ static inline __m256 load_s2(const float *p) {
 }
 
 
-/* The first n (1..7) lanes of v to dst. vmaskmovps stores are microcoded on AMD Zen
+/* The first n (1..8) lanes of v to dst. vmaskmovps stores are microcoded on AMD Zen
  * (one every dozen or more cycles): on 7- and 14-wide planes, where every row ends in
  * a ragged vector, the masked store was the hottest instruction of the kernel. */
 static inline void store_first(float *dst, __m256 v, int64_t n) {
+  if (n >= 8) {
+    _mm256_storeu_ps(dst, v);
+    return;
+  }
   __m128 h = _mm256_castps256_ps128(v);
   if (n >= 4) {
     _mm_storeu_ps(dst, h);

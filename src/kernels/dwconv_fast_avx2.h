@@ -56,16 +56,32 @@ static void dwf_copy(float *dst, const float *src, int64_t n) {
   }
 }
 
-/* ev[j] = src[2j], od[j] = src[2j + 1] for the n floats of src. */
+static inline __m256 dwf_even(__m256 a, __m256 b) {
+  const __m256 e = _mm256_shuffle_ps(a, b, 0x88); /* a0 a2 b0 b2 | a4 a6 b4 b6 */
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+}
+
+static inline __m256 dwf_odd(__m256 a, __m256 b) {
+  const __m256 o = _mm256_shuffle_ps(a, b, 0xDD);
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
+}
+
+/* ev[j] = src[2j], od[j] = src[2j + 1] for the n floats of src; the last 1..15 through
+ * masked loads (a 14-wide row, EfficientNet's and MobileNet's last stride-2 layers, is
+ * all tail: element by element it cost more than the taps). */
 static void dwf_split(float *ev, float *od, const float *src, int64_t n) {
   int64_t j = 0;
   for (; 2 * j + 16 <= n; j += 8) {
     const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
-    const __m256 e = _mm256_shuffle_ps(a, b, 0x88), o = _mm256_shuffle_ps(a, b, 0xDD);
-    _mm256_storeu_ps(ev + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
-    _mm256_storeu_ps(od + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
+    _mm256_storeu_ps(ev + j, dwf_even(a, b));
+    _mm256_storeu_ps(od + j, dwf_odd(a, b));
   }
-  for (int64_t i = 2 * j; i < n; i++) (i & 1 ? od : ev)[i / 2] = src[i];
+  const int64_t r = n - 2 * j; /* 0..15 left */
+  if (!r) return;
+  const __m256 a = _mm256_maskload_ps(src + 2 * j, dwf_tail_mask(r < 8 ? r : 8));
+  const __m256 b = r > 8 ? _mm256_maskload_ps(src + 2 * j + 8, dwf_tail_mask(r - 8)) : _mm256_setzero_ps();
+  store_first(ev + j, dwf_even(a, b), (r + 1) / 2);
+  if (r > 1) store_first(od + j, dwf_odd(a, b), r / 2);
 }
 
 /* The plane's rows into the interior of buf (the border was zeroed once). */
