@@ -119,6 +119,14 @@ static void tile_order(sgemm_job *j) {
 static void plan_kblocks(sgemm_job *j) {
   j->kblock = false;
   if (j->K <= KC) return;
+  /* Row-major order sweeps all of B for each A panel: when B fits in half of L2 (a 7x7
+   * plane: N = 49, K up to 1024), blocking K only writes and rereads the partial sums,
+   * and a block of B (kc x N) fits in L1 no better than the whole B fits in L2.
+   * Measured on the AVX2 tile only (an AVX2-only EPYC); the AVX-512 tile keeps its
+   * blocking, whose rounding its GEMV reproduces. */
+  if (j->by_rows && j->N > NR && j->tile == nnp_sgemm_tile_avx2 &&
+      j->K * j->np * NR * (int64_t)sizeof(float) <= 256 * 1024)
+    return;
   if (j->ep && j->ep->residual) {
     uintptr_t r0 = (uintptr_t)j->ep->residual, r1 = (uintptr_t)(j->ep->residual + (j->M - 1) * j->ep->ld_res + j->N);
     uintptr_t c0 = (uintptr_t)j->C, c1 = (uintptr_t)(j->C + (j->M - 1) * j->ldc + j->N);
@@ -182,8 +190,8 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
-  plan_kblocks(&j);
   tile_order(&j);
+  plan_kblocks(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
 }
 
@@ -219,8 +227,8 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
                  .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
-  plan_kblocks(&j);
   tile_order(&j);
+  plan_kblocks(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 
