@@ -23,6 +23,30 @@ static inline __m256 load_s2(const float *p) {
 }
 
 
+/* The first n (1..8) lanes of v to dst. vmaskmovps stores are microcoded on AMD Zen
+ * (one every dozen or more cycles): on 7- and 14-wide planes, where every row ends in
+ * a ragged vector, the masked store was the hottest instruction of the kernel. */
+static inline void store_first(float *dst, __m256 v, int64_t n) {
+  if (n >= 8) {
+    _mm256_storeu_ps(dst, v);
+    return;
+  }
+  __m128 h = _mm256_castps256_ps128(v);
+  if (n >= 4) {
+    _mm_storeu_ps(dst, h);
+    h = _mm256_extractf128_ps(v, 1);
+    dst += 4;
+    n -= 4;
+  }
+  if (n >= 2) {
+    _mm_storel_pi((__m64 *)dst, h);
+    h = _mm_movehl_ps(h, h);
+    dst += 2;
+    n -= 2;
+  }
+  if (n) _mm_store_ss(dst, h);
+}
+
 /* Where and how one vector of eight outputs is stored (epilogue applied). */
 typedef struct dw_out {
   const nnp_epilogue *ep; /* per-plane epilogue (bias, residual already offset) or NULL */
@@ -32,7 +56,7 @@ typedef struct dw_out {
   bool vec_act;
 } dw_out;
 
-static inline void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow) {
+static inline __attribute__((always_inline)) void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow) {
   float *yr = o->yp + oh * o->OW;
   const int64_t valid = o->OW - ow;
   if (valid < 8 && (!o->vec_act || !o->ep)) { /* ragged end, sigmoid: the scalar epilogue */
@@ -49,7 +73,7 @@ static inline void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow)
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     acc = _mm256_add_ps(acc, o->bias);
     if (o->ep->residual) acc = _mm256_add_ps(acc, _mm256_maskload_ps(o->ep->residual + oh * o->OW + ow, mask));
-    _mm256_maskstore_ps(yr + ow, mask, nnp_act8(o->ep, acc));
+    store_first(yr + ow, nnp_act8(o->ep, acc), valid);
     return;
   }
   acc = _mm256_add_ps(acc, o->bias);
@@ -64,6 +88,8 @@ static inline void dw_store(const dw_out *o, __m256 acc, int64_t oh, int64_t ow)
 
 #define DW_PAD_MAX_FLOATS (64 * 1024) /* 256 KiB on the stack, per thread */
 
+#include "kernels/dwconv_fast_avx2.h"
+
 void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
                             const nnp_epilogue *ep, int64_t b, int64_t e) {
   const int64_t H = d->h, W = d->w, OH = d->oh, OW = d->ow, KH = d->kh, KW = d->kw, sw = d->sw, sh = d->sh;
@@ -73,6 +99,7 @@ void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const floa
   int64_t PH = (OH - 1) * sh + (KH - 1) * d->dh + 1, PW = (OWr - 1) * sw + (KW - 1) * d->dw + 1 + (sw == 2 ? 1 : 0);
   if (PH < H + d->ph) PH = H + d->ph;
   if (PW < W + d->pw) PW = W + d->pw;
+  if (dw_fast_planes(d, x, w, y, ep, b, e)) return;
   if ((sw != 1 && sw != 2) || KH * KW > 64 || PH * PW > DW_PAD_MAX_FLOATS) {
     dwconv_planes_any_avx2(d, x, w, y, ep, b, e);
     return;

@@ -119,6 +119,14 @@ static void tile_order(sgemm_job *j) {
 static void plan_kblocks(sgemm_job *j) {
   j->kblock = false;
   if (j->K <= KC) return;
+  /* Row-major order sweeps all of B for each A panel: when B fits in half of L2 (a 7x7
+   * plane: N = 49, K up to 1024), blocking K only writes and rereads the partial sums,
+   * and a block of B (kc x N) fits in L1 no better than the whole B fits in L2.
+   * Measured on the AVX2 tile only (an AVX2-only EPYC); the AVX-512 tile keeps its
+   * blocking, whose rounding its GEMV reproduces. */
+  if (j->by_rows && j->N > NR && j->tile == nnp_sgemm_tile_avx2 &&
+      j->K * j->np * NR * (int64_t)sizeof(float) <= 256 * 1024)
+    return;
   if (j->ep && j->ep->residual) {
     uintptr_t r0 = (uintptr_t)j->ep->residual, r1 = (uintptr_t)(j->ep->residual + (j->M - 1) * j->ep->ld_res + j->N);
     uintptr_t c0 = (uintptr_t)j->C, c1 = (uintptr_t)(j->C + (j->M - 1) * j->ldc + j->N);
@@ -159,6 +167,11 @@ static void sgemv_range(void *p, int64_t p0, int64_t p1) {
   }
 }
 
+static void sgemv_range_avx2(void *p, int64_t p0, int64_t p1) {
+  const sgemv_job *g = p;
+  nnp_sgemv_panels_avx2(g->K, g->Ap, g->Bp, g->C, g->N, g->ep, p0, p1);
+}
+
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
@@ -169,11 +182,16 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
     nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
     return;
   }
+  if (M == 1 && !generic && nnp_cpu_has_avx2_fma()) { /* the same on AVX2: one FMA per B vector, not six */
+    sgemv_job g = {.N = N, .K = K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
+    nnp_threadpool_run(tp, sgemv_range_avx2, &g, (N + NR - 1) / NR);
+    return;
+  }
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
-  plan_kblocks(&j);
   tile_order(&j);
+  plan_kblocks(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
 }
 
@@ -209,8 +227,8 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
                  .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
-  plan_kblocks(&j);
   tile_order(&j);
+  plan_kblocks(&j);
   nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 

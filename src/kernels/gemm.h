@@ -81,6 +81,10 @@ void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ld
  * the tile's K blocking does: the same bits as the tile. */
 void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float *b, float *c, int64_t N,
                             const nnp_epilogue *ep, int64_t j0, int np);
+/* M = 1 on AVX2 + FMA (nnp_sgemm_packed_ex takes it there): C[j] = epilogue(A(0, :) * B)(j)
+ * for the columns of packed column panels [p0, p1), the same bits as the AVX2 tile. */
+void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C, int64_t N, const nnp_epilogue *ep,
+                           int64_t p0, int64_t p1);
 /* The tile the non-generic paths run: AVX-512F where the CPU has it (and
  * NNP_CPU_FEATURES is not avx2), else AVX2 + FMA. */
 nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void);

@@ -44,8 +44,19 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     tile_6x8(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
     return;
   }
-  bool full = mr == NNP_SGEMM_MR && nr == NNP_SGEMM_NR;
-  if (accum) { /* a later K block: continue from the partial sums in C */
+  /* Rows of 16 columns are loaded and stored as vectors, the first mr of them (a ragged
+   * last row panel too, M % 6 != 0): a later K block's partial sums were read back
+   * through a buffer of scalar copies, whose vector reloads wait on eight forwarded
+   * scalar stores each, and a ragged row panel took the scalar epilogue. */
+  const bool wide = nr == NNP_SGEMM_NR;
+  if (accum && wide) { /* a later K block: the partial sums straight from C */
+    c00 = _mm256_loadu_ps(c); c01 = _mm256_loadu_ps(c + 8);
+    if (mr > 1) { c10 = _mm256_loadu_ps(c + ldc); c11 = _mm256_loadu_ps(c + ldc + 8); }
+    if (mr > 2) { c20 = _mm256_loadu_ps(c + 2 * ldc); c21 = _mm256_loadu_ps(c + 2 * ldc + 8); }
+    if (mr > 3) { c30 = _mm256_loadu_ps(c + 3 * ldc); c31 = _mm256_loadu_ps(c + 3 * ldc + 8); }
+    if (mr > 4) { c40 = _mm256_loadu_ps(c + 4 * ldc); c41 = _mm256_loadu_ps(c + 4 * ldc + 8); }
+    if (mr > 5) { c50 = _mm256_loadu_ps(c + 5 * ldc); c51 = _mm256_loadu_ps(c + 5 * ldc + 8); }
+  } else if (accum) { /* a ragged tile's partial sums, through a buffer (C may end mid-tile) */
     float t[NNP_SGEMM_MR][NNP_SGEMM_NR] = {{0}};
     for (int r = 0; r < mr; r++)
       for (int j = 0; j < nr; j++) t[r][j] = c[r * ldc + j];
@@ -68,8 +79,8 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     b += ldb;
   }
   __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-  if (full && (!ep || ep->act != NNP_ACT_SIGMOID)) {
-    for (int r = 0; r < NNP_SGEMM_MR; r++) {
+  if (wide && (!ep || ep->act != NNP_ACT_SIGMOID)) {
+    for (int r = 0; r < mr; r++) {
       __m256 v0 = acc[r][0], v1 = acc[r][1];
       if (ep) {
         if (ep->bias_kind == NNP_BIAS_ROW) {
@@ -101,8 +112,59 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
   for (int r = 0; r < mr; r++)
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, tmp[r][j]);
 }
+
+/* NP (1..4) consecutive packed column panels of a one-row product: one FMA per loaded B
+ * vector (the 6-row tile spent six, five of them on padding rows), 2 * NP independent
+ * sums. Each column is one chain of FMAs in k order, as in the tile (whose K blocks
+ * only store and reload the float partial sums), and the epilogue is the tile's
+ * (nnp_act8 and nnp_act_apply agree bit for bit), so a row gives the same bits alone as
+ * inside a batch. */
+static inline __attribute__((always_inline)) void gemv_panels(int64_t K, const float *a, const float *b, float *c,
+                                                              int64_t N, const nnp_epilogue *ep, int64_t j0,
+                                                              const int NP) {
+  const int64_t ps = (int64_t)NNP_SGEMM_NR * K; /* floats between two packed panels */
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+  for (int64_t k = 0; k < K; k++, a += NNP_SGEMM_MR, b += NNP_SGEMM_NR) {
+    const __m256 av = _mm256_broadcast_ss(a);
+    s0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b), s0);
+    s1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 8), s1);
+    if (NP > 1) s2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + ps), s2);
+    if (NP > 1) s3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + ps + 8), s3);
+    if (NP > 2) s4 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 2 * ps), s4);
+    if (NP > 2) s5 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 2 * ps + 8), s5);
+    if (NP > 3) s6 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 3 * ps), s6);
+    if (NP > 3) s7 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 3 * ps + 8), s7);
+  }
+  float t[4 * NNP_SGEMM_NR];
+  _mm256_storeu_ps(t, s0), _mm256_storeu_ps(t + 8, s1), _mm256_storeu_ps(t + 16, s2), _mm256_storeu_ps(t + 24, s3);
+  _mm256_storeu_ps(t + 32, s4), _mm256_storeu_ps(t + 40, s5), _mm256_storeu_ps(t + 48, s6);
+  _mm256_storeu_ps(t + 56, s7);
+  for (int64_t j = 0; j < NP * NNP_SGEMM_NR && j0 + j < N; j++) c[j0 + j] = nnp_epilogue_apply(ep, 0, j0 + j, t[j]);
+}
+
+void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C, int64_t N, const nnp_epilogue *ep,
+                           int64_t p0, int64_t p1) {
+  for (int64_t jp = p0; jp < p1; jp += 4) {
+    const float *b = Bp + jp * NNP_SGEMM_NR * K;
+    const int64_t j0 = jp * NNP_SGEMM_NR;
+    switch (p1 - jp < 4 ? p1 - jp : 4) {
+      case 4: gemv_panels(K, Ap, b, C, N, ep, j0, 4); break;
+      case 3: gemv_panels(K, Ap, b, C, N, ep, j0, 3); break;
+      case 2: gemv_panels(K, Ap, b, C, N, ep, j0, 2); break;
+      default: gemv_panels(K, Ap, b, C, N, ep, j0, 1); break;
+    }
+  }
+}
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C, int64_t N, const nnp_epilogue *ep,
+                           int64_t p0, int64_t p1) {
+  for (int64_t jp = p0; jp < p1; jp++) {
+    const int64_t j0 = jp * NNP_SGEMM_NR;
+    nnp_sgemm_tile_generic(K, Ap, Bp + j0 * K, NNP_SGEMM_NR, C + j0, 0, 1, N - j0 < NNP_SGEMM_NR ? (int)(N - j0) : NNP_SGEMM_NR,
+                           false, ep, 0, j0);
+  }
+}
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   nnp_sgemm_tile_generic(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);

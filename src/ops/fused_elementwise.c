@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/internal_ops.h"
 #include "ops/op_util.h"
 
@@ -88,4 +89,5 @@ static nnp_status ref_fused_elementwise(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_fused_elementwise = {.name = "FusedElementwise", .min_inputs = 1, .max_inputs = 16,
                                               .min_outputs = 1, .max_outputs = 1,
-                                              .infer = infer_fused_elementwise, .ref = ref_fused_elementwise};
+                                              .infer = infer_fused_elementwise, .ref = ref_fused_elementwise,
+                                              .prepare = nnp_prepare_fused_elementwise};

@@ -237,7 +237,7 @@ static void direct_cases(nnp_threadpool *const *pools) {
   CHECK(!nnp_conv2d_direct_applies(&no));
 }
 
-/* The AVX-512 depthwise kernel (called directly, as conv.c's thread pool does) against
+/* The AVX-512 (and AVX2) depthwise kernel (called directly, as conv.c's thread pool does) against
  * the generic one on the shapes it specialises: 3x3 and 5x5, stride 1 and 2, padding
  * 0..2, rows a multiple of 16 wide and ragged (1..40), tiny planes (1x1, 2x3), every
  * epilogue (the residual also as Y itself), a random plane range [b, e) of n x c
@@ -269,7 +269,10 @@ static float *guarded_alloc(guarded *g, int64_t n, bool front) {
 
 static void guarded_free(guarded *g) { munmap(g->base, g->len); }
 
-static void dw_avx512_case(int trial) {
+typedef void (*dw_planes_fn)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *,
+                             int64_t, int64_t);
+
+static void dw_fast_case(int trial, dw_planes_fn fast, const char *isa) {
   nnp_conv2d_desc d = {.n = kt_int(1, 2), .dh = 1, .dw = 1};
   d.kh = d.kw = trial % 2 ? 5 : 3;
   d.sh = d.sw = trial / 2 % 2 ? 2 : 1;
@@ -324,7 +327,7 @@ static void dw_avx512_case(int trial) {
       ep.residual = out;
     }
     const nnp_epilogue *ep_p = variant == 0 ? NULL : &ep;
-    if (pass) nnp_dwconv_planes_avx512(&d, x, w, out, ep_p, b, e);
+    if (pass) fast(&d, x, w, out, ep_p, b, e);
     else nnp_dwconv_planes_generic(&d, x, w, out, ep_p, b, e);
   }
   double err = kt_max_err(got, want, ny);
@@ -332,9 +335,9 @@ static void dw_avx512_case(int trial) {
   for (int64_t i = 0; i < ny; i++)
     if ((i < b * d.oh * d.ow || i >= e * d.oh * d.ow) && got[i] != dw_untouched) touched++;
   CHECK_MSG(err < 1e-4 && touched == 0,
-            "avx512 dw trial %d n%lld c%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld d%lld planes [%lld,%lld) variant %d: "
+            "%s dw trial %d n%lld c%lld %lldx%lld k%lldx%lld s%lld,%lld p%lld d%lld planes [%lld,%lld) variant %d: "
             "err %g, %lld outputs outside the range written",
-            trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.kh, (long long)d.kw,
+            isa, trial, (long long)d.n, (long long)d.c, (long long)d.h, (long long)d.w, (long long)d.kh, (long long)d.kw,
             (long long)d.sh, (long long)d.sw, (long long)d.ph, (long long)d.dh, (long long)b, (long long)e, variant, err,
             (long long)touched);
   guarded_free(&gx);
@@ -352,8 +355,20 @@ static void dw_avx512_vs_generic(void) {
     return;
   }
   const int trials = 1600;
-  for (int trial = 0; trial < trials; trial++) dw_avx512_case(trial);
+  for (int trial = 0; trial < trials; trial++) dw_fast_case(trial, nnp_dwconv_planes_avx512, "avx512");
   printf("AVX-512 depthwise vs generic: %d shapes\n", trials);
+}
+
+/* The AVX2 kernel on the same shapes: its register-tiled 3x3 / 5x5 path (strides 1 and
+ * 2) and the padded path it keeps for the rest (dilation, 7x7, mixed strides). */
+static void dw_avx2_vs_generic(void) {
+  if (!nnp_cpu_has_avx2_fma()) {
+    printf("skip: AVX2 depthwise vs generic: no AVX2 + FMA\n");
+    return;
+  }
+  const int trials = 1600;
+  for (int trial = 0; trial < trials; trial++) dw_fast_case(trial, nnp_dwconv_planes_avx2, "avx2");
+  printf("AVX2 depthwise vs generic: %d shapes\n", trials);
 }
 
 int main(void) {
@@ -382,5 +397,6 @@ int main(void) {
     }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
   dw_avx512_vs_generic();
+  dw_avx2_vs_generic();
   TEST_MAIN_END();
 }
