@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include "bench/orchestrator.h"
+#include "bench/cpu_share.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,6 +183,7 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
            req->threads, (long long)req->batch);
   row->spawn_to_ready_s = row->parse_s = row->compile_s = row->load_s = row->first_s = row->cold_start_s = -1;
   row->peak_rss_bytes = row->vmhwm_bytes = -1;
+  row->worker_cpu_s = row->worker_wall_s = row->other_cpus = -1;
   row->exit_status = -1;
 }
 
@@ -269,6 +271,8 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   nnp_row_request bench = *req;
   bench.serve = 0;
   nnp_worker_proc wp;
+  nnp_cpu_mark cpu_before, cpu_after;
+  nnp_cpu_mark_now(&cpu_before);
   NNP_TRY(nnp_worker_spawn(&bench, &wp));
   pid_t pid = wp.pid;
   double t_spawn = wp.t_spawn;
@@ -350,8 +354,10 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   memset(&ru, 0, sizeof ru);
   while (wait4(pid, &wstatus, 0, &ru) < 0 && errno == EINTR) {
   }
+  nnp_cpu_mark_now(&cpu_after);
   kill(-pid, SIGKILL); /* anything the worker left behind in its group */
   nnp_proto_reader_free(&rd);
+  nnp_cpu_share_fill(row, &cpu_before, &cpu_after, &ru);
   row->peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
   if (WIFEXITED(wstatus)) row->exit_status = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) row->term_signal = WTERMSIG(wstatus);
@@ -447,8 +453,10 @@ nnp_status nnp_run_row_processes(const nnp_row_request *req, int processes, nnp_
     row->time_capped |= next.time_capped;
     if (next.peak_rss_bytes > row->peak_rss_bytes) row->peak_rss_bytes = next.peak_rss_bytes;
     if (next.vmhwm_bytes > row->vmhwm_bytes) row->vmhwm_bytes = next.vmhwm_bytes;
+    nnp_cpu_share_pool(row, &next);
     nnp_bench_row_free(&next);
   }
+  nnp_cpu_share_note(row, req->pin_cpus > 0 ? req->pin_cpus : nnp_cpus_allowed());
   summarise(row, req->seed);
   return NNP_OK;
 }
