@@ -17,6 +17,7 @@ typedef struct nnp_compare_options {
   double alpha;      /* significance level of the Mann-Whitney test (0.05) */
   int resamples;     /* bootstrap resamples of the P50 ratio (1000) */
   uint64_t seed;     /* bootstrap seed: the same inputs give the same verdict */
+  int base_cpus, new_cpus; /* CPUs each run had (env), for oversubscribed rows; 0 unknown */
 } nnp_compare_options;
 
 void nnp_compare_options_default(nnp_compare_options *o);

@@ -145,25 +145,25 @@ static int loop_option(bench_args *b, const char *a, const char *v) {
   nnp_loop_spec *loop = &b->spec.loop;
   long long x;
   if (!strcmp(a, "--warmup")) {
-    if (!parse_int(v, 0, 1000000, &x)) return -cli_usage_error("bench", "--warmup wants a count >= 0");
+    if (!parse_int(v, 0, 1000000, &x)) return -cli_usage_error("bench", "--warmup wants a count >= 0, not '%s'", v);
     loop->warmup_min = (int)x;
     if (loop->warmup_max < loop->warmup_min) loop->warmup_max = loop->warmup_min;
   } else if (!strcmp(a, "--iterations")) {
-    if (!parse_int(v, 1, 100000000, &x)) return -cli_usage_error("bench", "--iterations wants a count >= 1");
+    if (!parse_int(v, 1, 100000000, &x)) return -cli_usage_error("bench", "--iterations wants a count >= 1, not '%s'", v);
     loop->iterations = (int)x;
   } else if (!strcmp(a, "--min-time")) {
-    if (!parse_double(v, 0, &loop->min_time_s)) return -cli_usage_error("bench", "--min-time wants seconds >= 0");
+    if (!parse_double(v, 0, &loop->min_time_s)) return -cli_usage_error("bench", "--min-time wants seconds >= 0, not '%s'", v);
   } else if (!strcmp(a, "--max-time")) {
-    if (!parse_double(v, 0.001, &loop->max_time_s)) return -cli_usage_error("bench", "--max-time wants seconds > 0");
+    if (!parse_double(v, 0.001, &loop->max_time_s)) return -cli_usage_error("bench", "--max-time wants seconds > 0, not '%s'", v);
   } else if (!strcmp(a, "--timeout")) {
-    if (!parse_double(v, 0.1, &b->spec.timeout_s)) return -cli_usage_error("bench", "--timeout wants seconds > 0");
+    if (!parse_double(v, 0.1, &b->spec.timeout_s)) return -cli_usage_error("bench", "--timeout wants seconds > 0, not '%s'", v);
   } else if (!strcmp(a, "--mem-limit")) {
-    if (!parse_int(v, 1, 1 << 30, &b->mem_mib)) return -cli_usage_error("bench", "--mem-limit wants MiB >= 1");
+    if (!parse_int(v, 1, 1 << 30, &b->mem_mib)) return -cli_usage_error("bench", "--mem-limit wants MiB >= 1, not '%s'", v);
   } else if (!strcmp(a, "--processes")) {
     if (!parse_int(v, 1, NNP_MAX_PROCESSES, &b->processes))
-      return -cli_usage_error("bench", "--processes wants 1..%d", NNP_MAX_PROCESSES);
+      return -cli_usage_error("bench", "--processes wants 1..%d, not '%s'", NNP_MAX_PROCESSES, v);
   } else if (!strcmp(a, "--seed")) {
-    if (!parse_int(v, 0, (1LL << 62), &b->seed)) return -cli_usage_error("bench", "--seed wants an integer >= 0");
+    if (!parse_int(v, 0, (1LL << 62), &b->seed)) return -cli_usage_error("bench", "--seed wants an integer >= 0, not '%s'", v);
   } else {
     return 0;
   }
@@ -292,8 +292,10 @@ static int check_args(bench_args *b) {
   if (b->spec.static_shape && b->spec.dynamic_shape)
     return cli_usage_error("bench", "give either --shape static: or dynamic:, not both");
   const char *model = b->mo.model;
-  if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0)
-    return cli_usage_error("bench", "model '%s' not found or not readable: %s", model, strerror(errno));
+  if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0) { /* bad input: 1, like zoo:nope */
+    nnp_error(NNP_ERR_IO, "model '%s' not found or not readable: %s", model, strerror(errno));
+    return cli_fail(NULL);
+  }
   /* the result files are written after the last row: refuse a destination that cannot be
    * written before measuring anything, not after the whole sweep */
   const char *outputs[][2] = {{"--json", b->json_path}, {"--csv", b->csv_path}, {"--html", b->html_path}};
@@ -303,8 +305,10 @@ static int check_args(bench_args *b) {
       return CLI_USAGE;
     }
   const char *int8 = b->spec.int8_model;
-  if (int8 && access(int8, R_OK) != 0)
-    return cli_usage_error("bench", "--int8-model '%s' not found or not readable: %s", int8, strerror(errno));
+  if (int8 && access(int8, R_OK) != 0) {
+    nnp_error(NNP_ERR_IO, "--int8-model '%s' not found or not readable: %s", int8, strerror(errno));
+    return cli_fail(NULL);
+  }
   return CLI_OK;
 }
 
@@ -361,7 +365,8 @@ static int bench_outputs(const bench_args *b, nnp_bench_result *res, const nnp_s
   if (b->json_path && nnp_report_write_json(res, b->json_path) != NNP_OK) rc = cli_fail("--json");
   if (b->csv_path && nnp_report_write_csv(res, b->csv_path) != NNP_OK) rc = cli_fail("--csv");
   if (b->html_path && nnp_report_write_html(res, b->html_path) != NNP_OK) rc = cli_fail("--html");
-  if (!b->quiet) nnp_report_table(stdout, res);
+  if (!b->quiet && res->n_rows > 0) nnp_report_table(stdout, res); /* not an empty table */
+  rc = cli_asked_could_run(res, b->backends_arg != NULL, rc);
   /* every run goes to the history, unless asked not to */
   if (!b->no_history && res->n_rows > 0) cli_store_history(res, b->history_path, b->quiet);
   if (o->interrupted) {

@@ -22,7 +22,8 @@ static const char compare_help[] =
     "A row is a REGRESSION (or an improvement) only when the ratio and the process-level ratio\n"
     "both pass the threshold, the interval excludes 1, p < alpha, and the change is larger than\n"
     "the spread of either run's own worker processes. A row is 'inconclusive' (with the reason)\n"
-    "when the evidence cannot carry a verdict: fewer than 2 worker processes in either run (bench\n"
+    "when the evidence cannot carry a verdict: a row whose threads competed with other work (its\n"
+    "'oversubscribed' mark in bench), fewer than 2 worker processes in either run (bench\n"
     "--processes 1), a run whose processes differ by more than the threshold, or an interval\n"
     "reaching beyond it. Only a REGRESSION makes the exit status 1.\n\n"
     "  BASE, NEW          result JSON files or history run ids (nnperf history)\n"
@@ -98,6 +99,8 @@ int nnp_cmd_compare(int argc, char **argv) {
     nnp_bench_result_free(&base);
     return cli_fail(NULL);
   }
+  o.base_cpus = base.env.cpus_allowed > 0 ? base.env.cpus_allowed : base.env.cpus_online;
+  o.new_cpus = next.env.cpus_allowed > 0 ? next.env.cpus_allowed : next.env.cpus_online;
   printf("base: %s (%s)\nnew:  %s (%s)\nthreshold %.3g%%, alpha %.3g\n\n", paths[0], base.env.timestamp, paths[1],
          next.env.timestamp, o.threshold * 100, o.alpha);
   printf("%-28s %10s %10s %7s %17s %7s %8s %7s  %s\n", "row", "base P50", "new P50", "ratio", "95% CI", "proc",

@@ -116,6 +116,25 @@ static void test_verdicts(void) {
     nnp_bench_row_free(&n1);
   }
 
+  /* a row oversubscribed by other work: inconclusive, even for a clean +10% */
+  {
+    nnp_bench_row b2, n2;
+    row(&b2, base, 200);
+    row(&n2, slow, 200);
+    n2.threads = b2.threads = 2;
+    n2.other_cpus = 1.7;
+    nnp_compare_options o2;
+    nnp_compare_options_default(&o2);
+    o2.base_cpus = o2.new_cpus = 2;
+    CHECK_OK(nnp_compare_rows(&b2, &n2, &o2, &c));
+    CHECK(c.verdict == NNP_CMP_INCONCLUSIVE && strstr(c.why, "NEW was oversubscribed"));
+    n2.other_cpus = 0.1; /* a quiet machine: the verdict stands */
+    CHECK_OK(nnp_compare_rows(&b2, &n2, &o2, &c));
+    CHECK(c.verdict == NNP_CMP_REGRESSION);
+    nnp_bench_row_free(&b2);
+    nnp_bench_row_free(&n2);
+  }
+
   /* rows without samples are not compared; configurations must match */
   nnp_bench_row a, b;
   row(&a, base, 10);
