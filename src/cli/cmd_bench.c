@@ -12,6 +12,7 @@
 #include "bench/sweep_inputs.h"
 #include "cli/cli.h"
 #include "cli/cli_result.h"
+#include "report/progress_text.h"
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
 #include "nnperf/backend.h"
@@ -127,15 +128,15 @@ typedef struct bench_args {
 
 typedef struct progress_ctx {
   int tty;
+  double t0; /* the sweep's start, for the time left */
 } progress_ctx;
 
 static void progress(void *ud, int row, int n_rows, const char *label, const char *phase, int done, int total) {
   progress_ctx *p = ud;
   if (!p->tty) return;
-  if (total > 0)
-    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s %d/%d", row, n_rows, label, phase, done, total);
-  else
-    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s", row, n_rows, label, phase);
+  char text[128];
+  nnp_progress_text(text, sizeof text, phase, done, total, cli_now() - p->t0, row - 1, n_rows);
+  fprintf(stderr, "\r\033[K[%d/%d] %-28s %s", row, n_rows, label, text);
   fflush(stderr);
 }
 
@@ -397,7 +398,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  progress_ctx pc = {.tty = !b->quiet && isatty(2)};
+  progress_ctx pc = {.tty = !b->quiet && isatty(2), .t0 = cli_now()};
   row_writer w = {.json_path = b->json_path};
   void *ud[2] = {&pc, &w};
   b->spec.progress = relay_progress;
