@@ -110,9 +110,11 @@ static void on_step(void *ctx, const nnp_budget_step *st, const nnp_sensitivity 
            "cos min", "labelled", "P50 ms", "FP32 ms", "speed-up");
   char lab[16] = "-";
   if (st->r.labelled) snprintf(lab, sizeof lab, "%d/%d", st->r.correct, st->r.labelled);
-  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->n_kept ? sn->layers[st->n_kept - 1].name : "(all INT8)",
+  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->layer >= 0 ? sn->layers[st->layer].name : "(all INT8)",
          st->r.agree, st->r.n, st->r.cos_mean, st->r.cos_min, lab);
-  if (st->p50_ms > 0)
+  if (st->rejected)
+    printf(" rejected: agreement fell, the layer stays INT8\n");
+  else if (st->p50_ms > 0)
     printf(" %9.2f %9.2f %6.2fx\n", st->p50_ms, st->fp32_p50_ms, st->fp32_p50_ms / st->p50_ms);
   else
     printf(" %9s %9s %7s\n", "-", "-", "-");
@@ -154,11 +156,13 @@ static nnp_status write_json(const char *path, const char *model, const char *ca
     for (int k = 0; k < b->n_steps; k++) {
       const nnp_budget_step *st = &b->steps[k];
       fprintf(f, "%s\n  {\"kept_fp32\": [", k ? "," : "");
-      for (int j = 0; j < st->n_kept; j++) {
-        if (j) fprintf(f, ", ");
-        nnp_json_string(f, sn->layers[j].name);
-      }
-      fprintf(f, "], \"agreement_loss_pct\": ");
+      for (int j = 1, first = 1; j <= k; j++) /* the layers of the kept steps up to this one */
+        if (!b->steps[j].rejected && b->steps[j].layer >= 0) {
+          fprintf(f, first ? "" : ", ");
+          first = 0;
+          nnp_json_string(f, sn->layers[b->steps[j].layer].name);
+        }
+      fprintf(f, "], \"rejected\": %s, \"agreement_loss_pct\": ", st->rejected ? "true" : "false");
       nnp_json_number(f, nnp_agreement_loss_pct(&st->r));
       fprintf(f, ", ");
       json_eval(f, "eval", &st->r);
@@ -181,7 +185,7 @@ static nnp_status write_json(const char *path, const char *model, const char *ca
  * FP32 and all-INT8 beside it. A model slower than FP32 is never a result (issue 25: 17 of
  * 21 layers kept FP32 ran at 0.96x FP32 and was called "budget met"). */
 static bool budget_verdict(const nnp_budget_result *b, const nnp_sensitivity *sn) {
-  const nnp_budget_step *last = &b->steps[b->n_steps - 1], *int8 = &b->steps[0];
+  const nnp_budget_step *last = &b->steps[b->chosen_step], *int8 = &b->steps[0];
   int n = last->r.n;
   double lo, hi, best_lo, best_hi;
   nnp_wilson95(last->r.agree, n, &lo, &hi);
@@ -430,7 +434,7 @@ int nnp_cmd_quantize(int argc, char **argv) {
   }
   if (rc == CLI_OK && out && !refused && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
   if (rc == CLI_OK && out && search && !refused)
-    printf("wrote %s: %d Conv/Gemm/MatMul kept in FP32, the rest quantized (QDQ)\n", out, br.steps[br.n_steps - 1].n_kept);
+    printf("wrote %s: %d Conv/Gemm/MatMul kept in FP32, the rest quantized (QDQ)\n", out, br.steps[br.chosen_step].n_kept);
   else if (rc == CLI_OK && out)
     printf("wrote %s: %d Conv/Gemm/MatMul quantized (QDQ), %d kept in FP32, %d BatchNormalization folded\n", out,
            rep.quantized, rep.skipped, rep.folded_bn);

@@ -113,8 +113,17 @@ b, budget = d["budget"], float(sys.argv[3].rstrip("%"))
 steps = b["steps"]
 assert b["met"] and b["budget_pct"] == budget
 ranked = [l["name"] for l in d["layers"]]
+kept, best = [], -1
 for k, st in enumerate(steps):
-    assert st["kept_fp32"] == ranked[:k], (k, st["kept_fp32"])
+    if k > 0 and not st["rejected"]:
+        kept.append(ranked[k - 1])
+    assert st["kept_fp32"] == kept, (k, st["kept_fp32"], kept)
+    agree = st["eval"]["top1_agree"]
+    if st["rejected"]:  # a layer whose return lowered agreement stays INT8 (issue 25)
+        assert agree < best, (k, agree, best)
+        continue
+    assert agree >= best, ("agreement fell as a layer returned to FP32", k, agree, best)
+    best = agree
     within = st["agreement_loss_pct"] <= budget
     assert within == (k == len(steps) - 1), (k, st)
     assert st["p50_ms"] > 0 and st["fp32_p50_ms"] > 0
