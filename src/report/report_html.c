@@ -620,8 +620,25 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
           "machine): treat small differences with care.</div>\n",
           f);
 
-  fputs("<h2>Summary</h2>\n", f);
-  summary_table(f, r);
+  if (r->load || r->coldstart) { /* one configuration row without samples: said in words, not a row of dashes */
+    fputs("<h2>Configuration</h2>\n<p class='meta' id='config'>", f);
+    for (int i = 0; i < r->n_rows; i++) {
+      const nnp_bench_row *w = &r->rows[i];
+      fputs(i ? "; " : "", f);
+      esc(f, w->label);
+      fputs(" (", f);
+      esc(f, w->backend_version[0] ? w->backend_version : "version unknown");
+      fprintf(f, "), %s", nnp_row_status_name(w->status));
+      if (w->reason[0]) {
+        fputs(": ", f);
+        esc(f, w->reason);
+      }
+    }
+    fputs("</p>\n", f);
+  } else {
+    fputs("<h2>Summary</h2>\n", f);
+    summary_table(f, r);
+  }
 
   if (r->load) load_section(f, r->load);
   if (r->coldstart) coldstart_section(f, r->coldstart);

@@ -116,6 +116,8 @@ assert not re.search(r"""(src|href)\s*=\s*['"]?\s*(https?:|//)""", html, re.I), 
 curve = re.search(r"<svg id='load-curve'.*?</svg>", html, re.S).group(0)
 assert curve.count("<polyline") == 2 and curve.count("<circle") == 24, (curve.count("<polyline"), curve.count("<circle"))
 assert "id='load-capacity'" in curve and "P99" in curve
+# a load result has no per-sample summary: its configuration in words, not a row of dashes (issue 25)
+assert "id='summary'" not in html and "id='config'" in html and "fault fp32" in html
 assert "id='load-runs'" in html and html.count("<td>sweep</td>") == 12 and "id='load-startup'" in html
 assert html.count("<svg") == 1, html.count("<svg")  # bench's bar charts are not drawn for a load run
 PY
