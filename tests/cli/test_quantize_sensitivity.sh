@@ -168,6 +168,16 @@ printf 'v00.npy three\n' > "$work/bad_labels.txt"
 "$nnperf" quantize "$t" --calib "$work/calib" --sensitivity --val "$work/val" --labels "$work/bad_labels.txt" > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && ok "bad labels: exit 1, one line" || bad "bad labels: exit 1 (rc $rc): $(cat "$work/err")"
 
+# a zoo model's top-1 against labels is said to mean nothing: its weights are random (issue 25)
+"$nnperf" quantize zoo:tiny --calib "$work/calib" --compare "$work/val" --labels "$work/labels.txt" -o "$work/z.onnx" \
+  > "$work/out" 2>&1
+grep -q "^FP32 top-1 on 2 labelled images: .*seeded random weights" "$work/out" && ok "zoo: random weights said" ||
+  bad "zoo top-1 note: $(cat "$work/out")"
+"$nnperf" quantize "$work/tiny.onnx" --calib "$work/calib" --compare "$work/val" --labels "$work/labels.txt" -o "$work/z.onnx" \
+  > "$work/out" 2>&1
+grep -q "^FP32 top-1 on 2 labelled images" "$work/out" && ! grep -q "random weights" "$work/out" &&
+  ok "a file model: no random-weights note" || bad "file model top-1 line: $(cat "$work/out")"
+
 # --help says where calibration photos come from (issue 25)
 "$nnperf" quantize --help | grep -q "scripts/photo-sets.sh" && ok "--help names the photo sets" || bad "--help: no photo source"
 
