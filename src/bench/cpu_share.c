@@ -60,17 +60,21 @@ void nnp_cpu_share_pool(nnp_bench_row *row, const nnp_bench_row *next) {
 
 void nnp_cpu_share_note(nnp_bench_row *row, int cpus) {
   if (row->status != NNP_ROW_OK || !nnp_row_oversubscribed(row, cpus)) return;
-  size_t nl = strlen(row->note);
+  /* first in the note, so that a table that shortens long notes still shows it */
+  char old[sizeof row->note];
+  memcpy(old, row->note, sizeof old);
   double free_cpus = cpus - row->other_cpus;
+  int w;
   if (row->threads > cpus)
-    snprintf(row->note + nl, sizeof row->note - nl, "%soversubscribed: %d threads on %d CPUs", nl ? "; " : "",
-             row->threads, cpus);
+    w = snprintf(row->note, sizeof row->note, "oversubscribed: %d threads on %d CPUs", row->threads, cpus);
   else
-    snprintf(row->note + nl, sizeof row->note - nl,
-             "%soversubscribed: other work kept %.1f of %d CPUs busy, its %d thread%s had %.1f (used %.1f CPU-s in "
-             "%.1f s)",
-             nl ? "; " : "", row->other_cpus, cpus, row->threads, row->threads == 1 ? "" : "s",
-             free_cpus > 0 ? free_cpus : 0, row->worker_cpu_s, row->worker_wall_s);
+    w = snprintf(row->note, sizeof row->note,
+                 "oversubscribed: other work kept %.1f of %d CPUs busy, its %d thread%s had %.1f (used %.1f CPU-s in "
+                 "%.1f s)",
+                 row->other_cpus, cpus, row->threads, row->threads == 1 ? "" : "s", free_cpus > 0 ? free_cpus : 0,
+                 row->worker_cpu_s, row->worker_wall_s);
+  if (old[0] && w > 0 && (size_t)w < sizeof row->note)
+    snprintf(row->note + w, sizeof row->note - (size_t)w, "; %s", old);
 }
 
 int nnp_cpus_allowed(void) {

@@ -26,6 +26,10 @@ static void test_fill_and_flag(void) {
   nnp_cpu_share_note(&w, 2);
   CHECK_MSG(strstr(w.note, "oversubscribed: other work kept 1.5 of 2 CPUs busy, its 2 threads had 0.5") != NULL,
             "note: '%s'", w.note);
+  /* first in the note, before what the backend said (tables shorten long notes) */
+  snprintf(w.note, sizeof w.note, "kernels: avx2+fma");
+  nnp_cpu_share_note(&w, 2);
+  CHECK_MSG(!strncmp(w.note, "oversubscribed: ", 16) && strstr(w.note, "; kernels: avx2+fma"), "note: '%s'", w.note);
   /* a quiet machine: no flag, no note */
   nnp_bench_row q = w;
   q.note[0] = '\0';
