@@ -97,7 +97,7 @@ for b in 0 100%; do
   grep -q "^top-1 agreement with FP32: [0-9]*/16 (.*95% Wilson interval \[" "$work/out" &&
     grep -q "^speed (native, interleaved): mixed .* ms, FP32 .* all INT8" "$work/out" &&
     ok "budget $b: agreement interval and speeds stated" || bad "budget $b: no interval/speeds: $(cat "$work/out")"
-  speedup=$(sed -n 's/^speed (native, interleaved): mixed .* ms, FP32 .* ms (\([0-9.]*\)x).*/\1/p' "$work/out")
+  speedup=$(sed -n 's/^speed (native, interleaved): mixed [0-9.]* ms, FP32 [0-9.]* ms (\([0-9.]*\)x).*/\1/p' "$work/out")
   if [ $rc -eq 0 ]; then
     grep -q "^budget met with" "$work/out" && [ -e "$work/mixed.onnx" ] && $py -c "assert $speedup > 1" &&
       ok "budget $b met, faster than FP32 (${speedup}x)" || bad "budget $b met: $(cat "$work/out")"
