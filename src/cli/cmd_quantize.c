@@ -299,6 +299,21 @@ static int compare_qdq(const nnp_graph *gq, const nnp_plan_options *plan, const 
   return rc;
 }
 
+/* The model's one input: its height and width are the size the photos are resized to. */
+static int input_geometry(const nnp_graph *g, const nnp_plan_options *plan, nnp_calib_options *co) {
+  nnp_tensor shape;
+  if (g->n_inputs != 1) {
+    nnp_error(NNP_ERR_UNSUPPORTED, "quantize needs a model with one input, this one has %d", g->n_inputs);
+    return cli_fail("cannot quantize");
+  }
+  if (nnp_resolve_input_shape(g, plan, 0, &shape) != NNP_OK) return cli_fail("cannot resolve the input shape");
+  if (shape.rank == 4) {
+    co->height = (int)shape.dims[2];
+    co->width = (int)shape.dims[3];
+  }
+  return CLI_OK;
+}
+
 int nnp_cmd_quantize(int argc, char **argv) {
   cli_model_opts mo;
   cli_model_opts_init(&mo);
@@ -386,18 +401,8 @@ int nnp_cmd_quantize(int argc, char **argv) {
   nnp_graph *g = NULL, *gq = NULL;
   if (cli_load_graph(&mo, &g) != NNP_OK) return cli_fail("cannot load model");
   cli_apply_batch(&mo, g);
-  int rc = CLI_OK;
   nnp_calib_table table = {0};
-  nnp_tensor shape;
-  if (g->n_inputs != 1) {
-    nnp_error(NNP_ERR_UNSUPPORTED, "quantize needs a model with one input, this one has %d", g->n_inputs);
-    rc = cli_fail("cannot quantize");
-  } else if (nnp_resolve_input_shape(g, &mo.plan, 0, &shape) != NNP_OK) {
-    rc = cli_fail("cannot resolve the input shape");
-  } else if (shape.rank == 4) {
-    co.height = (int)shape.dims[2];
-    co.width = (int)shape.dims[3];
-  }
+  int rc = input_geometry(g, &mo.plan, &co);
   double t0 = cli_now();
   /* Calibrate the graph that will be quantized: BatchNormalization folded into the
    * Conv before it, so the ranges are those of the folded Conv outputs. */

@@ -601,6 +601,59 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A load or cold-start result's one configuration row, which has no samples: said in
+ * words, not as a summary row of dashes (issue 25). */
+static void config_line(FILE *f, const nnp_bench_result *r) {
+  fputs("<h2>Configuration</h2>\n<p class='meta' id='config'>", f);
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    fputs(i ? "; " : "", f);
+    esc(f, w->label);
+    fputs(" (", f);
+    esc(f, w->backend_version[0] ? w->backend_version : "version unknown");
+    fprintf(f, "), %s", nnp_row_status_name(w->status));
+    if (w->reason[0]) {
+      fputs(": ", f);
+      esc(f, w->reason);
+    }
+  }
+  fputs("</p>\n", f);
+}
+
+/* One time axis for every row's CDF, so rows compare by eye (issue 25): the fastest
+ * sample to the slowest of all rows. */
+static void shared_cdf_axis(const nnp_bench_result *r, double *lo, double *hi) {
+  *lo = INFINITY, *hi = 0;
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    for (int k = 0; row_ok(w) && k < w->n_samples; k++) {
+      if (w->samples[k] < *lo) *lo = w->samples[k];
+      if (w->samples[k] > *hi) *hi = w->samples[k];
+    }
+  }
+  if (!(*lo < INFINITY)) *lo = 0;
+}
+
+/* Row i's raw samples as CSV, downloadable from the page itself. */
+static void samples_link(FILE *f, const nnp_bench_row *w, int i) {
+  char *csv = NULL;
+  size_t csv_len = 0;
+  FILE *m = open_memstream(&csv, &csv_len);
+  if (!m) return;
+  fputs("iteration,process,latency_s\n", m);
+  for (int k = 0, p = 0, left = w->n_processes > 0 ? w->process_samples[0] : w->n_samples; k < w->n_samples; k++) {
+    while (left == 0 && p + 1 < w->n_processes) left = w->process_samples[++p];
+    fprintf(m, "%d,%d,%.9g\n", k, p, w->samples[k]);
+    left--;
+  }
+  fclose(m);
+  fputs("<a class='dl' download='samples-row", f);
+  fprintf(f, "%d.csv' href='data:text/csv;base64,", i);
+  base64(f, (const unsigned char *)csv, csv_len);
+  fputs("'>raw samples (CSV)</a>", f);
+  free(csv);
+}
+
 void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'><title>nnperf: ",
@@ -620,21 +673,8 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
           "machine): treat small differences with care.</div>\n",
           f);
 
-  if (r->load || r->coldstart) { /* one configuration row without samples: said in words, not a row of dashes */
-    fputs("<h2>Configuration</h2>\n<p class='meta' id='config'>", f);
-    for (int i = 0; i < r->n_rows; i++) {
-      const nnp_bench_row *w = &r->rows[i];
-      fputs(i ? "; " : "", f);
-      esc(f, w->label);
-      fputs(" (", f);
-      esc(f, w->backend_version[0] ? w->backend_version : "version unknown");
-      fprintf(f, "), %s", nnp_row_status_name(w->status));
-      if (w->reason[0]) {
-        fputs(": ", f);
-        esc(f, w->reason);
-      }
-    }
-    fputs("</p>\n", f);
+  if (r->load || r->coldstart) {
+    config_line(f, r);
   } else {
     fputs("<h2>Summary</h2>\n", f);
     summary_table(f, r);
@@ -690,16 +730,8 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   nnp_free(bs);
 
   classes_section(f, r);
-  /* one time axis for every row's CDF: the fastest sample to the slowest of all rows */
-  double cdf_lo = INFINITY, cdf_hi = 0;
-  for (int i = 0; i < r->n_rows; i++) {
-    const nnp_bench_row *w = &r->rows[i];
-    for (int k = 0; row_ok(w) && k < w->n_samples; k++) {
-      if (w->samples[k] < cdf_lo) cdf_lo = w->samples[k];
-      if (w->samples[k] > cdf_hi) cdf_hi = w->samples[k];
-    }
-  }
-  if (!(cdf_lo < INFINITY)) cdf_lo = 0;
+  double cdf_lo, cdf_hi;
+  shared_cdf_axis(r, &cdf_lo, &cdf_hi);
   if (!r->load && !r->coldstart)
     fputs("<h2>Latency distribution per row</h2>\n<p class='meta'>Every row's CDF uses the same time axis.</p>\n", f);
   fputs("<div class='rows'>\n", f);
@@ -721,24 +753,7 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
     fputs("</div>\n", f);
     cdf_chart(f, w, sorted, i, cdf_lo, cdf_hi);
     box_chart(f, w, sorted, i);
-    /* this row's raw samples as CSV, downloadable from the page itself */
-    char *csv = NULL;
-    size_t csv_len = 0;
-    FILE *m = open_memstream(&csv, &csv_len);
-    if (m) {
-      fputs("iteration,process,latency_s\n", m);
-      for (int k = 0, p = 0, left = w->n_processes > 0 ? w->process_samples[0] : w->n_samples; k < w->n_samples; k++) {
-        while (left == 0 && p + 1 < w->n_processes) left = w->process_samples[++p];
-        fprintf(m, "%d,%d,%.9g\n", k, p, w->samples[k]);
-        left--;
-      }
-      fclose(m);
-      fputs("<a class='dl' download='samples-row", f);
-      fprintf(f, "%d.csv' href='data:text/csv;base64,", i);
-      base64(f, (const unsigned char *)csv, csv_len);
-      fputs("'>raw samples (CSV)</a>", f);
-      free(csv);
-    }
+    samples_link(f, w, i);
     fputs("</div>\n", f);
     nnp_free(sorted);
   }
