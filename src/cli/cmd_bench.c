@@ -129,13 +129,14 @@ typedef struct bench_args {
 typedef struct progress_ctx {
   int tty;
   double t0; /* the sweep's start, for the time left */
+  int kept;  /* rows taken from --resume so far: they took no time, so they count neither way */
 } progress_ctx;
 
 static void progress(void *ud, int row, int n_rows, const char *label, const char *phase, int done, int total) {
   progress_ctx *p = ud;
   if (!p->tty) return;
   char text[128];
-  nnp_progress_text(text, sizeof text, phase, done, total, cli_now() - p->t0, row - 1, n_rows);
+  nnp_progress_text(text, sizeof text, phase, done, total, cli_now() - p->t0, row - 1 - p->kept, n_rows - p->kept);
   fprintf(stderr, "\r\033[K[%d/%d] %-28s %s", row, n_rows, label, text);
   fflush(stderr);
 }
@@ -347,10 +348,12 @@ typedef struct row_writer {
 } row_writer;
 
 /* After every new row the whole document is rewritten atomically: an interrupted sweep
- * loses at most the row under way (kept rows add nothing new). */
+ * loses at most the row under way (kept rows add nothing new; they are counted for the
+ * progress line, whose time left they would otherwise shorten). */
 static void write_row(void *ud, const nnp_bench_result *res, int index, bool kept) {
   row_writer *w = ((void **)ud)[1];
   (void)index;
+  if (kept) ((progress_ctx *)((void **)ud)[0])->kept++;
   if (w->json_path && !kept && nnp_report_write_json(res, w->json_path) != NNP_OK) {
     cli_fail("--json");
     w->failed = 1;
