@@ -163,8 +163,12 @@ static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *
     if (!summary) {
       /* say which graph this is: the engine's, not the file's (issue 25: BlockedConv and
        * 1x4x112x112x16 read as the user's model) */
-      printf("\ngraph shown: as the native engine runs it, after its passes and layout (%d steps; fused, folded and\n"
-             "blocked nodes); --no-passes --no-blocked-layout shows the model's own nodes\n", nnp_plan_num_steps(plan));
+      if (o->plan.passes == 0)
+        printf("\ngraph shown: the model's own nodes, as written (no passes, no layout change; %d steps)\n",
+               nnp_plan_num_steps(plan));
+      else
+        printf("\ngraph shown: as the native engine runs it, after its passes and layout (%d steps; fused, folded and\n"
+               "blocked nodes); --no-passes shows the model's own nodes\n", nnp_plan_num_steps(plan));
       column_widths(plan, w);
       printf("%4s  %-*s %-*s %-*s %10s %10s %10s\n", "#", w[0], "node", w[1], "op", w[2], "output", "params", "MACs",
              "FLOPs");

@@ -93,6 +93,10 @@ col = t[h].index(" op ") + 1
 rows = [l for l in t[h + 1:] if l[:4].strip().isdigit()]
 assert rows and all(l[col - 1] == " " and l[col] != " " for l in rows), rows
 PY
+# ... and with --no-passes, that it shows the model as written (not "after its passes")
+"$nnperf" inspect zoo:tiny --no-passes > "$work/inspect-np.txt" 2>&1
+grep -q "^graph shown: the model's own nodes, as written" "$work/inspect-np.txt" &&
+  ok "inspect --no-passes: the model as written" || bad "inspect --no-passes does not say it shows the model as written"
 "$nnperf" inspect zoo:tiny --json > "$work/inspect.json" &&
   /usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['totals']['macs'] > 0" "$work/inspect.json" &&
   ok "inspect --json is valid JSON with totals" || bad "inspect --json is valid JSON with totals"
