@@ -115,7 +115,14 @@ typedef struct nnp_bench_row {
   char node[64];
   char job_id[32];       /* Slurm job id, "" when run without Slurm */
   nnp_env host_env;
+  /* CPU share (src/bench/cpu_share.c), over the worker processes' lifetimes: their CPU
+   * time, wall time, and the average CPUs other processes kept busy meanwhile (-1 unknown) */
+  double worker_cpu_s, worker_wall_s, other_cpus;
 } nnp_bench_row;
+
+/* Whether the row's threads competed for cpus CPUs: more threads than CPUs, or threads plus
+ * the other work beside the row more than cpus + 0.5. */
+int nnp_row_oversubscribed(const nnp_bench_row *row, int cpus);
 
 void nnp_bench_row_free(nnp_bench_row *r);
 

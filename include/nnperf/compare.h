@@ -17,6 +17,7 @@ typedef struct nnp_compare_options {
   double alpha;      /* significance level of the Mann-Whitney test (0.05) */
   int resamples;     /* bootstrap resamples of the P50 ratio (1000) */
   uint64_t seed;     /* bootstrap seed: the same inputs give the same verdict */
+  int base_cpus, new_cpus; /* CPUs each run had (env), for oversubscribed rows; 0 unknown */
 } nnp_compare_options;
 
 void nnp_compare_options_default(nnp_compare_options *o);
@@ -25,7 +26,8 @@ typedef enum nnp_compare_verdict {
   NNP_CMP_SAME = 0,     /* no change beyond the threshold that the statistics support */
   NNP_CMP_REGRESSION,   /* NEW slower: every test agrees and the change exceeds the threshold */
   NNP_CMP_IMPROVEMENT,  /* NEW faster, same rule */
-  NNP_CMP_NOT_COMPARED  /* a row without samples on either side */
+  NNP_CMP_NOT_COMPARED, /* a row without samples on either side */
+  NNP_CMP_INCONCLUSIVE  /* the evidence cannot carry a verdict either way (why says what is missing) */
 } nnp_compare_verdict;
 const char *nnp_compare_verdict_name(nnp_compare_verdict v);
 
@@ -38,6 +40,7 @@ typedef struct nnp_compare_row {
   int base_n, new_n, base_processes, new_processes;
   double base_spread, new_spread; /* (largest - smallest) / smallest of each row's process medians */
   nnp_compare_verdict verdict;
+  char why[192];             /* inconclusive: what the evidence lacks; "" otherwise */
 } nnp_compare_row;
 
 /* Compares the raw samples of two rows (the caller matched their configurations). */

@@ -2,6 +2,7 @@
  * into the row, and how it ended turned into the row's status. */
 #define _GNU_SOURCE /* strsignal */
 #include "bench/orchestrator.h"
+#include "bench/cpu_share.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -257,12 +258,16 @@ nnp_status nnp_run_row(const nnp_row_request *req, nnp_bench_row *row, nnp_progr
   nnp_row_request bench = *req;
   bench.serve = 0;
   nnp_worker_proc wp;
+  nnp_cpu_mark cpu_before, cpu_after;
+  nnp_cpu_mark_now(&cpu_before);
   NNP_TRY(nnp_worker_spawn(&bench, &wp));
   row_feed f = {.rr = {.row = row}, .req = req, .t_spawn = wp.t_spawn, .progress = progress, .ud = ud};
   nnp_proto_reader_init(&f.rd, NNP_TENSOR_MAX_BYTES);
   nnp_worker_exit x;
   nnp_worker_wait(&wp, req->timeout_s, req->mem_limit, feed_row, &f, &x);
+  nnp_cpu_mark_now(&cpu_after);
   nnp_proto_reader_free(&f.rd);
+  nnp_cpu_share_fill(row, &cpu_before, &cpu_after, &x.ru);
   row->peak_rss_bytes = x.peak_rss_bytes;
   row->exit_status = x.exit_status;
   row->term_signal = x.term_signal;
@@ -317,8 +322,10 @@ nnp_status nnp_run_row_processes(const nnp_row_request *req, int processes, nnp_
     row->time_capped |= next.time_capped;
     if (next.peak_rss_bytes > row->peak_rss_bytes) row->peak_rss_bytes = next.peak_rss_bytes;
     if (next.vmhwm_bytes > row->vmhwm_bytes) row->vmhwm_bytes = next.vmhwm_bytes;
+    nnp_cpu_share_pool(row, &next);
     nnp_bench_row_free(&next);
   }
+  nnp_cpu_share_note(row, req->pin_cpus > 0 ? req->pin_cpus : nnp_cpus_allowed());
   summarise(row, req->seed);
   return NNP_OK;
 }

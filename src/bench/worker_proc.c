@@ -170,6 +170,7 @@ void nnp_worker_wait(nnp_worker_proc *p, double timeout_s, int64_t mem_limit, nn
   }
   kill(-p->pid, SIGKILL); /* anything the worker left behind in its group */
   out->peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
+  out->ru = ru;
   if (WIFEXITED(wstatus)) out->exit_status = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) out->term_signal = WTERMSIG(wstatus);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <stdio.h>
 
 #include "nnperf/status.h"
@@ -60,6 +61,7 @@ typedef struct nnp_worker_exit {
   int term_signal;         /* 0 unless a signal ended it */
   int64_t peak_rss_bytes;  /* ru_maxrss of the reaped worker */
   int64_t rss_seen;        /* the largest VmRSS polled while mem_limit was set */
+  struct rusage ru;        /* of the reaped worker: its CPU time (cpu_share.c) */
   char stderr_tail[NNP_WORKER_STDERR_TAIL + 1];
 } nnp_worker_exit;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cli_result.h"
 #include "nnperf/history.h"
 #include "nnperf/result_load.h"
@@ -52,4 +53,19 @@ void cli_store_history(const nnp_bench_result *r, const char *history_path, int 
     fprintf(stderr, "nnperf: warning: run not stored in the history: %s\n", nnp_last_error());
   }
   nnp_history_close(h);
+}
+
+int cli_asked_could_run(const nnp_bench_result *r, int explicit_backends, int rc) {
+  int ok = 0, n = r->rows ? r->n_rows : 0;
+  for (int i = 0; i < n; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    ok += w->status == NNP_ROW_OK;
+    if (explicit_backends && w->status == NNP_ROW_UNAVAILABLE) /* asked for by name: said plainly */
+      fprintf(stderr, "nnperf: '%s' was asked for but is unavailable here: %.300s\n", w->label, w->reason);
+  }
+  if (n > 0 && ok == 0 && rc == CLI_OK) {
+    fprintf(stderr, "nnperf: error: none of the %d row%s asked for could run\n", n, n == 1 ? "" : "s");
+    return CLI_FAIL;
+  }
+  return rc;
 }

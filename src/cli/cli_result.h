@@ -18,4 +18,9 @@ int cli_history_id(const char *spec, long long *id);
  * stderr unless quiet; a failure is a warning: the measurement's exit status stands. */
 void cli_store_history(const nnp_bench_result *r, const char *history_path, int quiet);
 
+/* The exit-status rule (README, "Exit status") for a finished bench: rows of backends named
+ * with --backends that are unavailable are said plainly on stderr; when no row ran, 1
+ * (nothing asked for could run); otherwise rc unchanged. */
+int cli_asked_could_run(const nnp_bench_result *r, int explicit_backends, int rc);
+
 #endif

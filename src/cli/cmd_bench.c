@@ -12,6 +12,7 @@
 #include "bench/sweep_inputs.h"
 #include "cli/cli.h"
 #include "cli/cli_result.h"
+#include "report/progress_text.h"
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
 #include "nnperf/backend.h"
@@ -79,7 +80,8 @@ static const char bench_help[] =
     "  --history DB           history database (default $NNPERF_HISTORY or\n"
     "                         ~/.local/share/nnperf/history.db)\n"
     "  --quiet                no table, no progress\n\n"
-    "exit status: 0 all rows ok or unavailable, 1 a row failed (still recorded), 2 bad command line\n\n"
+    "exit status: 0 all rows ok (an unavailable backend is said on stderr); 1 a row failed (still\n"
+    "recorded), bad input (a missing model), or nothing asked for could run; 2 bad command line\n\n"
     "examples:\n"
     "  nnperf bench\n"
     "  nnperf bench resnet18.onnx --batch 1,8 --threads 2 --json out.json\n"
@@ -127,15 +129,16 @@ typedef struct bench_args {
 
 typedef struct progress_ctx {
   int tty;
+  double t0; /* the sweep's start, for the time left */
+  int kept;  /* rows taken from --resume so far: they took no time, so they count neither way */
 } progress_ctx;
 
 static void progress(void *ud, int row, int n_rows, const char *label, const char *phase, int done, int total) {
   progress_ctx *p = ud;
   if (!p->tty) return;
-  if (total > 0)
-    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s %d/%d", row, n_rows, label, phase, done, total);
-  else
-    fprintf(stderr, "\r\033[K[%d/%d] %-28s %-8s", row, n_rows, label, phase);
+  char text[128];
+  nnp_progress_text(text, sizeof text, phase, done, total, cli_now() - p->t0, row - 1 - p->kept, n_rows - p->kept);
+  fprintf(stderr, "\r\033[K[%d/%d] %-28s %s", row, n_rows, label, text);
   fflush(stderr);
 }
 
@@ -145,25 +148,25 @@ static int loop_option(bench_args *b, const char *a, const char *v) {
   nnp_loop_spec *loop = &b->spec.loop;
   long long x;
   if (!strcmp(a, "--warmup")) {
-    if (!parse_int(v, 0, 1000000, &x)) return -cli_usage_error("bench", "--warmup wants a count >= 0");
+    if (!parse_int(v, 0, 1000000, &x)) return -cli_usage_error("bench", "--warmup wants a count >= 0, not '%s'", v);
     loop->warmup_min = (int)x;
     if (loop->warmup_max < loop->warmup_min) loop->warmup_max = loop->warmup_min;
   } else if (!strcmp(a, "--iterations")) {
-    if (!parse_int(v, 1, 100000000, &x)) return -cli_usage_error("bench", "--iterations wants a count >= 1");
+    if (!parse_int(v, 1, 100000000, &x)) return -cli_usage_error("bench", "--iterations wants a count >= 1, not '%s'", v);
     loop->iterations = (int)x;
   } else if (!strcmp(a, "--min-time")) {
-    if (!parse_double(v, 0, &loop->min_time_s)) return -cli_usage_error("bench", "--min-time wants seconds >= 0");
+    if (!parse_double(v, 0, &loop->min_time_s)) return -cli_usage_error("bench", "--min-time wants seconds >= 0, not '%s'", v);
   } else if (!strcmp(a, "--max-time")) {
-    if (!parse_double(v, 0.001, &loop->max_time_s)) return -cli_usage_error("bench", "--max-time wants seconds > 0");
+    if (!parse_double(v, 0.001, &loop->max_time_s)) return -cli_usage_error("bench", "--max-time wants seconds > 0, not '%s'", v);
   } else if (!strcmp(a, "--timeout")) {
-    if (!parse_double(v, 0.1, &b->spec.timeout_s)) return -cli_usage_error("bench", "--timeout wants seconds > 0");
+    if (!parse_double(v, 0.1, &b->spec.timeout_s)) return -cli_usage_error("bench", "--timeout wants seconds > 0, not '%s'", v);
   } else if (!strcmp(a, "--mem-limit")) {
-    if (!parse_int(v, 1, 1 << 30, &b->mem_mib)) return -cli_usage_error("bench", "--mem-limit wants MiB >= 1");
+    if (!parse_int(v, 1, 1 << 30, &b->mem_mib)) return -cli_usage_error("bench", "--mem-limit wants MiB >= 1, not '%s'", v);
   } else if (!strcmp(a, "--processes")) {
     if (!parse_int(v, 1, NNP_MAX_PROCESSES, &b->processes))
-      return -cli_usage_error("bench", "--processes wants 1..%d", NNP_MAX_PROCESSES);
+      return -cli_usage_error("bench", "--processes wants 1..%d, not '%s'", NNP_MAX_PROCESSES, v);
   } else if (!strcmp(a, "--seed")) {
-    if (!parse_int(v, 0, (1LL << 62), &b->seed)) return -cli_usage_error("bench", "--seed wants an integer >= 0");
+    if (!parse_int(v, 0, (1LL << 62), &b->seed)) return -cli_usage_error("bench", "--seed wants an integer >= 0, not '%s'", v);
   } else {
     return 0;
   }
@@ -292,8 +295,10 @@ static int check_args(bench_args *b) {
   if (b->spec.static_shape && b->spec.dynamic_shape)
     return cli_usage_error("bench", "give either --shape static: or dynamic:, not both");
   const char *model = b->mo.model;
-  if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0)
-    return cli_usage_error("bench", "model '%s' not found or not readable: %s", model, strerror(errno));
+  if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0) { /* bad input: 1, like zoo:nope */
+    nnp_error(NNP_ERR_IO, "model '%s' not found or not readable: %s", model, strerror(errno));
+    return cli_fail(NULL);
+  }
   /* the result files are written after the last row: refuse a destination that cannot be
    * written before measuring anything, not after the whole sweep */
   const char *outputs[][2] = {{"--json", b->json_path}, {"--csv", b->csv_path}, {"--html", b->html_path}};
@@ -303,8 +308,10 @@ static int check_args(bench_args *b) {
       return CLI_USAGE;
     }
   const char *int8 = b->spec.int8_model;
-  if (int8 && access(int8, R_OK) != 0)
-    return cli_usage_error("bench", "--int8-model '%s' not found or not readable: %s", int8, strerror(errno));
+  if (int8 && access(int8, R_OK) != 0) {
+    nnp_error(NNP_ERR_IO, "--int8-model '%s' not found or not readable: %s", int8, strerror(errno));
+    return cli_fail(NULL);
+  }
   return CLI_OK;
 }
 
@@ -342,10 +349,12 @@ typedef struct row_writer {
 } row_writer;
 
 /* After every new row the whole document is rewritten atomically: an interrupted sweep
- * loses at most the row under way (kept rows add nothing new). */
+ * loses at most the row under way (kept rows add nothing new; they are counted for the
+ * progress line, whose time left they would otherwise shorten). */
 static void write_row(void *ud, const nnp_bench_result *res, int index, bool kept) {
   row_writer *w = ((void **)ud)[1];
   (void)index;
+  if (kept) ((progress_ctx *)((void **)ud)[0])->kept++;
   if (w->json_path && !kept && nnp_report_write_json(res, w->json_path) != NNP_OK) {
     cli_fail("--json");
     w->failed = 1;
@@ -361,7 +370,8 @@ static int bench_outputs(const bench_args *b, nnp_bench_result *res, const nnp_s
   if (b->json_path && nnp_report_write_json(res, b->json_path) != NNP_OK) rc = cli_fail("--json");
   if (b->csv_path && nnp_report_write_csv(res, b->csv_path) != NNP_OK) rc = cli_fail("--csv");
   if (b->html_path && nnp_report_write_html(res, b->html_path) != NNP_OK) rc = cli_fail("--html");
-  if (!b->quiet) nnp_report_table(stdout, res);
+  if (!b->quiet && res->n_rows > 0) nnp_report_table(stdout, res); /* not an empty table */
+  rc = cli_asked_could_run(res, b->backends_arg != NULL, rc);
   /* every run goes to the history, unless asked not to */
   if (!b->no_history && res->n_rows > 0) cli_store_history(res, b->history_path, b->quiet);
   if (o->interrupted) {
@@ -392,7 +402,7 @@ int nnp_cmd_bench(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  progress_ctx pc = {.tty = !b->quiet && isatty(2)};
+  progress_ctx pc = {.tty = !b->quiet && isatty(2), .t0 = cli_now()};
   row_writer w = {.json_path = b->json_path};
   void *ud[2] = {&pc, &w};
   b->spec.progress = relay_progress;

@@ -21,14 +21,20 @@ static const char compare_help[] =
     "  p          Mann-Whitney U test, two-sided\n"
     "  delta      Cliff's delta, P(NEW slower) - P(NEW faster), the effect size\n"
     "A row is a REGRESSION (or an improvement) only when the ratio and the process-level ratio\n"
-    "both pass the threshold, the interval excludes 1 and p < alpha.\n\n"
+    "both pass the threshold, the interval excludes 1, p < alpha, and the change is larger than\n"
+    "the spread of either run's own worker processes. A row is 'inconclusive' (with the reason)\n"
+    "when the evidence cannot carry a verdict: a row whose threads competed with other work (its\n"
+    "'oversubscribed' mark in bench), fewer than 2 worker processes in either run (bench\n"
+    "--processes 1), a run whose processes differ by more than the threshold, or an interval\n"
+    "reaching beyond it. Only a REGRESSION makes the exit status 1.\n\n"
     "  BASE, NEW          result JSON files or history run ids (nnperf history)\n"
     "  --threshold X      smallest change that counts: 5% (default) or 0.05\n"
     "  --alpha A          significance level (default 0.05)\n"
     "  --seed N           bootstrap seed (default 1)\n"
     "  --history DB       history database for run ids\n"
     "  --json FILE        the comparison as JSON too (per row: label, verdict, ratio, CI, ...)\n\n"
-    "exit status: 0 no regression, 1 a regression (or an unreadable result), 2 bad command line\n";
+    "exit status: 0 no regression (inconclusive rows included), 1 a regression or an unreadable result,\n"
+    "2 bad command line\n";
 
 static int parse_fraction(const char *s, double *out) {
   char *end;
@@ -94,6 +100,8 @@ int nnp_cmd_compare(int argc, char **argv) {
     nnp_bench_result_free(&base);
     return cli_fail(NULL);
   }
+  o.base_cpus = base.env.cpus_allowed > 0 ? base.env.cpus_allowed : base.env.cpus_online;
+  o.new_cpus = next.env.cpus_allowed > 0 ? next.env.cpus_allowed : next.env.cpus_online;
   printf("base: %s (%s)\nnew:  %s (%s)\nthreshold %.3g%%, alpha %.3g\n\n", paths[0], base.env.timestamp, paths[1],
          next.env.timestamp, o.threshold * 100, o.alpha);
   if (base.llm || next.llm) { /* LLM rows: latencies per request (cmd_compare_llm.c) */
@@ -126,7 +134,7 @@ int nnp_cmd_compare(int argc, char **argv) {
   int n_json = 0;
   char name[160];
   char *used = calloc((size_t)next.n_rows + 1, 1);
-  int regressions = 0, improvements = 0, compared = 0, rc = CLI_OK;
+  int regressions = 0, improvements = 0, inconclusive = 0, compared = 0, rc = CLI_OK;
   for (int i = 0; i < base.n_rows && used; i++) {
     const nnp_bench_row *b = &base.rows[i];
     int j = 0;
@@ -153,7 +161,8 @@ int nnp_cmd_compare(int argc, char **argv) {
     if (js) { /* one object per compared row; NaN becomes null */
       fputs(n_json++ ? ",\n    {\"label\": " : "\n    {\"label\": ", js);
       nnp_json_string(js, b->label);
-      fprintf(js, ", \"verdict\": \"%s\"", nnp_compare_verdict_name(c.verdict));
+      fprintf(js, ", \"verdict\": \"%s\", \"why\": ", nnp_compare_verdict_name(c.verdict));
+      nnp_json_string(js, c.why);
       const struct {
         const char *k;
         double v;
@@ -170,31 +179,27 @@ int nnp_cmd_compare(int argc, char **argv) {
     compared++;
     regressions += c.verdict == NNP_CMP_REGRESSION;
     improvements += c.verdict == NNP_CMP_IMPROVEMENT;
+    inconclusive += c.verdict == NNP_CMP_INCONCLUSIVE;
     char ci[40];
     snprintf(ci, sizeof ci, "[%.3f, %.3f]", c.ratio_lo, c.ratio_hi);
     printf("%-28s %10s %10s %7.3f %17s %7.3f %8.2g %+7.2f  %s\n", shown(b, name, sizeof name), pb, pn, c.ratio, ci, c.proc_ratio, c.mw_p,
            c.cliffs_delta, nnp_compare_verdict_name(c.verdict));
-    /* a run whose own processes disagree by more than the threshold: the machine changed
-     * speed during it, and may have between the two runs as well */
-    double spread = c.base_spread > c.new_spread ? c.base_spread : c.new_spread;
-    if (spread > o.threshold)
-      printf("%-28s   note: the worker processes of %s differ by %.0f%% among themselves: the machine was noisy%s\n", "",
-             c.base_spread > c.new_spread ? "BASE" : "NEW", spread * 100,
-             c.verdict == NNP_CMP_SAME ? "" : "; rerun to confirm");
+    if (c.verdict == NNP_CMP_INCONCLUSIVE) printf("%-28s   why: %s\n", "", c.why);
   }
   for (int j = 0; j < next.n_rows && used; j++)
     if (!used[j]) printf("%-28s only in NEW\n", shown(&next.rows[j], name, sizeof name));
   free(used);
-  printf("\n%d row%s compared: %d regression%s, %d improvement%s (P50 in ms)\n", compared, compared == 1 ? "" : "s",
-         regressions, regressions == 1 ? "" : "s", improvements, improvements == 1 ? "" : "s");
+  printf("\n%d row%s compared: %d regression%s, %d improvement%s, %d inconclusive (P50 in ms)\n", compared,
+         compared == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s", improvements, improvements == 1 ? "" : "s",
+         inconclusive);
   if (base.noisy || next.noisy)
     printf("warning: %s flagged noisy: small differences may be the machine, not the change\n",
            base.noisy && next.noisy ? "both runs were" : base.noisy ? "the BASE run was" : "the NEW run was");
   nnp_bench_result_free(&base);
   nnp_bench_result_free(&next);
   if (js) {
-    fprintf(js, "%s],\n  \"compared\": %d,\n  \"regressions\": %d,\n  \"improvements\": %d\n}\n", n_json ? "\n  " : "",
-            compared, regressions, improvements);
+    fprintf(js, "%s],\n  \"compared\": %d,\n  \"regressions\": %d,\n  \"improvements\": %d,\n  \"inconclusive\": %d\n}\n",
+            n_json ? "\n  " : "", compared, regressions, improvements, inconclusive);
     if (rc != CLI_OK) nnp_atomic_abort(&jf);
     else if (nnp_atomic_commit(&jf) != NNP_OK) rc = cli_fail("--json");
   }

@@ -16,8 +16,10 @@
 #include "nnperf/bench.h"
 #include "nnperf/cost.h"
 #include "nnperf/passes.h"
+#include "nnperf/env.h"
 #include "nnperf/stats.h"
 #include "nnperf/sweep.h"
+#include "report/ladder.h"
 #include "util/json_write.h"
 
 #define FOLDING (NNP_PASS_FOLD_CONSTANTS | NNP_PASS_DEAD_NODES | NNP_PASS_NOOPS | NNP_PASS_FOLD_BATCHNORM)
@@ -185,6 +187,23 @@ static nnp_status describe_plans(nnp_plan **plans, int iterations, bool prof, ru
   return step_profile_measure(plans[last], iterations < 5 ? iterations : 5, res[last].prof);
 }
 
+/* Rungs slower than the one before them, and a busy machine, said as bench says them. */
+static void print_backwards(const rung_result *res) {
+  double p50[N_RUNGS];
+  int prev[N_RUNGS];
+  for (int k = 0; k < N_RUNGS; k++) p50[k] = res[k].measured ? res[k].p50 : 0;
+  int n = nnp_ladder_backwards(p50, N_RUNGS, 0.05, prev);
+  for (int k = 0; k < N_RUNGS && n; k++)
+    if (prev[k] >= 0)
+      printf("note: '%s' (%.3f ms) is slower than '%s' before it (%.3f ms): that step costs here, or the machine "
+             "changed speed\n", rungs[k].name, p50[k] * 1e3, rungs[prev[k]].name, p50[prev[k]] * 1e3);
+  nnp_env env;
+  nnp_env_capture(&env);
+  if (nnp_env_is_busy(&env))
+    printf("NOISY: load %.2f on %d CPUs: rungs may differ by the machine, not the optimisation; rerun on a quiet "
+           "machine\n", env.loadavg1, env.cpus_allowed > 0 ? env.cpus_allowed : env.cpus_online);
+}
+
 static void print_table(const char *model, const rung_result *res, bool prof) {
   printf("model %s\n\n%-16s %10s %10s %8s %12s %7s %12s\n", model, "rung", "P50 ms", "P99 ms", "vs naive",
          "activations", "kernels", "bytes moved");
@@ -197,6 +216,7 @@ static void print_table(const char *model, const rung_result *res, bool prof) {
            res[k].p99 * 1e3, res[k].p50 > 0 ? res[0].p50 / res[k].p50 : 0.0,
            (double)res[k].activation_bytes / 1048576.0, res[k].steps, (double)res[k].bytes_moved / 1048576.0);
   }
+  print_backwards(res);
   for (int k = 0; prof && k < N_RUNGS; k++)
     if (res[k].prof) {
       printf("\nprofile of rung '%s'", rungs[k].name);

@@ -74,6 +74,23 @@ static const char *human_bytes(double v, char *buf, size_t n) {
   return buf;
 }
 
+/* Column widths (node, op, output) that fit every node name, op and output shape: names
+ * are never cut (issue 25). */
+static void column_widths(nnp_plan *plan, int w[3]) {
+  w[0] = 4, w[1] = 2, w[2] = 6;
+  for (int s = 0; s < nnp_plan_num_steps(plan); s++) {
+    const nnp_node *n = nnp_plan_step_node(plan, s);
+    int ln = n->name ? (int)strlen(n->name) : 0, lo = (int)strlen(n->op_type);
+    char shape[128] = "-";
+    const nnp_tensor *t = n->n_outputs > 0 ? nnp_plan_value(plan, n->outputs[0]) : NULL;
+    if (t) nnp_shape_str(t->rank, t->dims, shape, sizeof shape);
+    int ls = (int)strlen(shape);
+    w[0] = ln > w[0] ? ln : w[0];
+    w[1] = lo > w[1] ? lo : w[1];
+    w[2] = ls > w[2] ? ls : w[2];
+  }
+}
+
 /* Bytes of the runtime intermediates: all of them (naive) and the most alive at once
  * (lower bound of any memory plan). */
 static nnp_status activation_bytes(nnp_plan *plan, int64_t *naive, int64_t *peak) {
@@ -107,7 +124,8 @@ static nnp_status activation_bytes(nnp_plan *plan, int64_t *naive, int64_t *peak
 }
 
 /* The model, its inputs as declared and as run, its outputs; then the node table's head. */
-static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *plan, int json, int summary) {
+static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *plan, int json, int summary,
+                         int w[3]) {
   if (json) {
     printf("{\n  \"model\": ");
     nnp_json_string(stdout, o->model);
@@ -142,8 +160,19 @@ static void print_header(const cli_model_opts *o, const nnp_graph *g, nnp_plan *
       printf("  %-28s %-8s %s\n", nnp_plan_output_name(plan, k), nnp_dtype_name(t->dtype),
              nnp_shape_str(t->rank, t->dims, shape, sizeof shape));
     }
-    if (!summary)
-      printf("\n%4s  %-32s %-20s %-18s %10s %10s %10s\n", "#", "node", "op", "output", "params", "MACs", "FLOPs");
+    if (!summary) {
+      /* say which graph this is: the engine's, not the file's (issue 25: BlockedConv and
+       * 1x4x112x112x16 read as the user's model) */
+      if (o->plan.passes == 0)
+        printf("\ngraph shown: the model's own nodes, as written (no passes, no layout change; %d steps)\n",
+               nnp_plan_num_steps(plan));
+      else
+        printf("\ngraph shown: as the native engine runs it, after its passes and layout (%d steps; fused, folded and\n"
+               "blocked nodes); --no-passes shows the model's own nodes\n", nnp_plan_num_steps(plan));
+      column_widths(plan, w);
+      printf("%4s  %-*s %-*s %-*s %10s %10s %10s\n", "#", w[0], "node", w[1], "op", w[2], "output", "params", "MACs",
+             "FLOPs");
+    }
   }
 }
 
@@ -216,7 +245,8 @@ int nnp_cmd_inspect(int argc, char **argv) {
   ops = calloc((size_t)(n_steps ? n_steps : 1), sizeof *ops);
   int n_ops = 0;
   int64_t total_macs = 0, total_flops = 0;
-  print_header(&mo, g, plan, json, summary);
+  int w[3] = {32, 20, 18}; /* column widths of the node table */
+  print_header(&mo, g, plan, json, summary, w);
   for (int s = 0; s < n_steps; s++) {
     const nnp_node *n = nnp_plan_step_node(plan, s);
     const nnp_tensor *in[n->n_inputs > 0 ? n->n_inputs : 1];
@@ -247,7 +277,7 @@ int nnp_cmd_inspect(int argc, char **argv) {
              (long long)node_params, (long long)c.macs, (long long)c.flops, (long long)c.bytes);
     } else if (!summary) {
       char a[32], b[32], d[32];
-      printf("%4d  %-32.32s %-20.20s %-18s %10s %10s %10s\n", s, n->name, n->op_type, shape,
+      printf("%4d  %-*s %-*s %-*s %10s %10s %10s\n", s, w[0], n->name ? n->name : "", w[1], n->op_type, w[2], shape,
              human((double)node_params, a, sizeof a), human((double)c.macs, b, sizeof b),
              human((double)c.flops, d, sizeof d));
     }

@@ -20,6 +20,7 @@
 #include "quant/calibrate.h"
 #include "quant/qdq.h"
 #include "quant/quant_eval.h"
+#include "quant/resolve.h"
 #include "quant/sensitivity.h"
 #include "util/json_write.h"
 
@@ -30,7 +31,9 @@ static const char usage_text[] =
     "symmetric weights around every Conv/Gemm/MatMul, runnable by the native engine, ONNX\n"
     "Runtime and OpenVINO.\n\n"
     "options:\n"
-    "  --calib DIR           calibration data: images (resized, centre-cropped, normalised) or .npy\n"
+    "  --calib DIR           calibration data: images (resized, centre-cropped, normalised) or .npy;\n"
+    "                        real photos ship in Debian packages: scripts/photo-sets.sh makes calib/val\n"
+    "                        folders from opencv-doc and darknet (docs/quantization.md)\n"
     "  --calibrator NAME     minmax, percentile or entropy (KL, as TensorRT; default)\n"
     "  --percentile P        for --calibrator percentile (default 99.99)\n"
     "  --calib-size N        use a seeded subset of N files (default: all)\n"
@@ -107,9 +110,11 @@ static void on_step(void *ctx, const nnp_budget_step *st, const nnp_sensitivity 
            "cos min", "labelled", "P50 ms", "FP32 ms", "speed-up");
   char lab[16] = "-";
   if (st->r.labelled) snprintf(lab, sizeof lab, "%d/%d", st->r.correct, st->r.labelled);
-  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->n_kept ? sn->layers[st->n_kept - 1].name : "(all INT8)",
+  printf("%5d  %-36.36s | %3d/%-5d %9.6f %9.6f %8s |", st->n_kept, st->layer >= 0 ? sn->layers[st->layer].name : "(all INT8)",
          st->r.agree, st->r.n, st->r.cos_mean, st->r.cos_min, lab);
-  if (st->p50_ms > 0)
+  if (st->rejected)
+    printf(" rejected: agreement fell, the layer stays INT8\n");
+  else if (st->p50_ms > 0)
     printf(" %9.2f %9.2f %6.2fx\n", st->p50_ms, st->fp32_p50_ms, st->fp32_p50_ms / st->p50_ms);
   else
     printf(" %9s %9s %7s\n", "-", "-", "-");
@@ -151,11 +156,13 @@ static nnp_status write_json(const char *path, const char *model, const char *ca
     for (int k = 0; k < b->n_steps; k++) {
       const nnp_budget_step *st = &b->steps[k];
       fprintf(f, "%s\n  {\"kept_fp32\": [", k ? "," : "");
-      for (int j = 0; j < st->n_kept; j++) {
-        if (j) fprintf(f, ", ");
-        nnp_json_string(f, sn->layers[j].name);
-      }
-      fprintf(f, "], \"agreement_loss_pct\": ");
+      for (int j = 1, first = 1; j <= k; j++) /* the layers of the kept steps up to this one */
+        if (!b->steps[j].rejected && b->steps[j].layer >= 0) {
+          fprintf(f, first ? "" : ", ");
+          first = 0;
+          nnp_json_string(f, sn->layers[b->steps[j].layer].name);
+        }
+      fprintf(f, "], \"rejected\": %s, \"agreement_loss_pct\": ", st->rejected ? "true" : "false");
       nnp_json_number(f, nnp_agreement_loss_pct(&st->r));
       fprintf(f, ", ");
       json_eval(f, "eval", &st->r);
@@ -171,6 +178,35 @@ static nnp_status write_json(const char *path, const char *model, const char *ca
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad) return nnp_error(NNP_ERR_IO, "cannot write %s", path);
   return NNP_OK;
+}
+
+/* Whether the search's last step is a result: within the budget and faster than FP32
+ * (measured interleaved with it), said with the agreement's 95% interval and the speeds of
+ * FP32 and all-INT8 beside it. A model slower than FP32 is never a result (issue 25: 17 of
+ * 21 layers kept FP32 ran at 0.96x FP32 and was called "budget met"). */
+static bool budget_verdict(const nnp_budget_result *b, const nnp_sensitivity *sn) {
+  const nnp_budget_step *last = &b->steps[b->chosen_step], *int8 = &b->steps[0];
+  int n = last->r.n;
+  double lo, hi, best_lo, best_hi;
+  nnp_wilson95(last->r.agree, n, &lo, &hi);
+  nnp_wilson95(n, n, &best_lo, &best_hi);
+  printf("top-1 agreement with FP32: %d/%d (%.1f%%, 95%% Wilson interval [%.1f%%, %.1f%%]); one image is %.2f points\n",
+         last->r.agree, n, 100.0 * last->r.agree / n, lo * 100, hi * 100, 100.0 / n);
+  if (b->budget_pct < (1 - best_lo) * 100)
+    printf("note: %d images cannot show a loss below %.1f points at 95%% even when all agree: the budget holds on "
+           "these images, not beyond them\n", n, (1 - best_lo) * 100);
+  if (!b->met) {
+    printf("budget not met\n");
+    return false;
+  }
+  printf("speed (native, interleaved): mixed %.2f ms, FP32 %.2f ms (%.2fx); all INT8 %.2f ms (%.2fx)\n", last->p50_ms,
+         last->fp32_p50_ms, last->fp32_p50_ms / last->p50_ms, int8->p50_ms, int8->fp32_p50_ms / int8->p50_ms);
+  if (!(last->p50_ms < last->fp32_p50_ms)) {
+    printf("not a result: the mixed model is not faster than FP32; no model written\n");
+    return false;
+  }
+  printf("budget met with %d of %d layers kept in FP32\n", last->n_kept, sn->n);
+  return true;
 }
 
 #define MAX_KEEP 256
@@ -223,10 +259,11 @@ static int calibration_table(const nnp_graph *g, const char *table_in, const cha
   return rc;
 }
 
-/* Held-out data, its hand labels (labels may be NULL) and the FP32 outputs on it. */
+/* Held-out data, its hand labels (labels may be NULL) and the FP32 outputs on it; a zoo
+ * model's top-1 against labels is said to mean nothing (its weights are random). */
 static int load_validation(const nnp_graph *g, const nnp_plan_options *plan, const char *val,
                            const nnp_calib_options *co, const nnp_labels *labels, const char *labels_path,
-                           nnp_eval_set *es) {
+                           bool zoo_model, nnp_eval_set *es) {
   nnp_calib_options vo = *co;
   vo.size = 0;
   nnp_calib_set vs;
@@ -240,7 +277,9 @@ static int load_validation(const nnp_graph *g, const nnp_plan_options *plan, con
     rc = cli_fail("cannot use the labels");
   }
   if (rc == CLI_OK && es->n_labelled)
-    printf("FP32 top-1 on %d labelled images: %d/%d\n", es->n_labelled, es->ref_correct, es->n_labelled);
+    printf("FP32 top-1 on %d labelled images: %d/%d%s\n", es->n_labelled, es->ref_correct, es->n_labelled,
+           zoo_model ? " (zoo models have seeded random weights, not trained ones: top-1 "
+                       "against labels means nothing; agreement with FP32 does)" : "");
   return rc;
 }
 
@@ -258,6 +297,21 @@ static int compare_qdq(const nnp_graph *gq, const nnp_plan_options *plan, const 
   }
   nnp_plan_destroy(pq);
   return rc;
+}
+
+/* The model's one input: its height and width are the size the photos are resized to. */
+static int input_geometry(const nnp_graph *g, const nnp_plan_options *plan, nnp_calib_options *co) {
+  nnp_tensor shape;
+  if (g->n_inputs != 1) {
+    nnp_error(NNP_ERR_UNSUPPORTED, "quantize needs a model with one input, this one has %d", g->n_inputs);
+    return cli_fail("cannot quantize");
+  }
+  if (nnp_resolve_input_shape(g, plan, 0, &shape) != NNP_OK) return cli_fail("cannot resolve the input shape");
+  if (shape.rank == 4) {
+    co->height = (int)shape.dims[2];
+    co->width = (int)shape.dims[3];
+  }
+  return CLI_OK;
 }
 
 int nnp_cmd_quantize(int argc, char **argv) {
@@ -330,6 +384,8 @@ int nnp_cmd_quantize(int argc, char **argv) {
     }
   }
   if (!mo.model) return cli_usage_error("quantize", "MODEL is required");
+  if (budget >= 0 && reps < 1)
+    return cli_usage_error("quantize", "--accuracy-budget measures the mixed model's speed: --reps must be at least 1");
   bool search = budget >= 0;
   if (!val) val = compare;
   if ((sensitivity || search) && !val)
@@ -345,18 +401,8 @@ int nnp_cmd_quantize(int argc, char **argv) {
   nnp_graph *g = NULL, *gq = NULL;
   if (cli_load_graph(&mo, &g) != NNP_OK) return cli_fail("cannot load model");
   cli_apply_batch(&mo, g);
-  int rc = CLI_OK;
   nnp_calib_table table = {0};
-  nnp_tensor shape;
-  if (g->n_inputs != 1) {
-    nnp_error(NNP_ERR_UNSUPPORTED, "quantize needs a model with one input, this one has %d", g->n_inputs);
-    rc = cli_fail("cannot quantize");
-  } else if (nnp_resolve_input_shape(g, &mo.plan, 0, &shape) != NNP_OK) {
-    rc = cli_fail("cannot resolve the input shape");
-  } else if (shape.rank == 4) {
-    co.height = (int)shape.dims[2];
-    co.width = (int)shape.dims[3];
-  }
+  int rc = input_geometry(g, &mo.plan, &co);
   double t0 = cli_now();
   /* Calibrate the graph that will be quantized: BatchNormalization folded into the
    * Conv before it, so the ranges are those of the folded Conv outputs. */
@@ -369,9 +415,13 @@ int nnp_cmd_quantize(int argc, char **argv) {
   nnp_labels labels = {0};
   nnp_eval_set es = {0};
   if (rc == CLI_OK && labels_path && nnp_labels_load(labels_path, &labels) != NNP_OK) rc = cli_fail("cannot read the labels");
-  if (rc == CLI_OK && val) rc = load_validation(g, &mo.plan, val, &co, labels_path ? &labels : NULL, labels_path, &es);
+  if (rc == CLI_OK && val)
+    rc = load_validation(g, &mo.plan, val, &co, labels_path ? &labels : NULL, labels_path, !strncmp(mo.model, "zoo:", 4), &es);
+  /* refuse a budget these images cannot resolve before the minutes of sensitivity runs */
+  if (rc == CLI_OK && search && nnp_budget_resolvable(budget, es.n) != NNP_OK) rc = cli_fail("--accuracy-budget");
   nnp_sensitivity sn = {0};
   nnp_budget_result br = {0};
+  bool refused = false; /* the search ran, but its model is no result: exit 1, none written */
   if (rc == CLI_OK && (sensitivity || search)) {
     if (nnp_sensitivity_run(g, &table, &mo.plan, &es, progress, NULL, &sn) != NNP_OK) rc = cli_fail("sensitivity analysis failed");
     else print_sensitivity(&sn, &es);
@@ -381,17 +431,15 @@ int nnp_cmd_quantize(int argc, char **argv) {
     printf("accuracy budget %.2f%% top-1 agreement loss: keeping the most sensitive layers in FP32, one at a time\n", budget);
     if (nnp_budget_search(g, &table, &mo.plan, &es, &sn, budget, reps, on_step, NULL, &br, &gq) != NNP_OK)
       rc = cli_fail("mixed-precision search failed");
-    else if (!br.met)
-      printf("budget not met\n");
     else
-      printf("budget met with %d of %d layers kept in FP32\n", br.steps[br.n_steps - 1].n_kept, sn.n);
+      refused = !budget_verdict(&br, &sn); /* the JSON below still records the search */
   } else if (rc == CLI_OK && out) {
     if (cli_load_graph(&mo, &gq) != NNP_OK) rc = cli_fail("cannot load model");
     if (rc == CLI_OK && nnp_qdq_rewrite(gq, &table, keep, n_keep, &rep) != NNP_OK) rc = cli_fail("QDQ rewrite failed");
   }
-  if (rc == CLI_OK && out && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
-  if (rc == CLI_OK && out && search)
-    printf("wrote %s: %d Conv/Gemm/MatMul kept in FP32, the rest quantized (QDQ)\n", out, br.steps[br.n_steps - 1].n_kept);
+  if (rc == CLI_OK && out && !refused && nnp_onnx_save(gq, out) != NNP_OK) rc = cli_fail("cannot write the QDQ model");
+  if (rc == CLI_OK && out && search && !refused)
+    printf("wrote %s: %d Conv/Gemm/MatMul kept in FP32, the rest quantized (QDQ)\n", out, br.steps[br.chosen_step].n_kept);
   else if (rc == CLI_OK && out)
     printf("wrote %s: %d Conv/Gemm/MatMul quantized (QDQ), %d kept in FP32, %d BatchNormalization folded\n", out,
            rep.quantized, rep.skipped, rep.folded_bn);
@@ -399,6 +447,7 @@ int nnp_cmd_quantize(int argc, char **argv) {
                                          search ? &br : NULL) != NNP_OK)
     rc = cli_fail("cannot write the JSON");
   if (rc == CLI_OK && compare && !search && gq) rc = compare_qdq(gq, &mo.plan, &es, compare);
+  if (rc == CLI_OK && refused) rc = CLI_FAIL;
   nnp_budget_result_free(&br);
   nnp_sensitivity_free(&sn);
   nnp_eval_set_free(&es);

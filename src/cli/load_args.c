@@ -1,4 +1,5 @@
 #include "cli/load_args.h"
+#include "nnperf/backend.h"
 
 #include "cli/cli.h"
 
@@ -38,7 +39,11 @@ int cli_load_target_option(const char *cmd, const char *a, const char *val, nnp_
   long long v;
   char *end;
   *rc = CLI_OK;
-  if (!strcmp(a, "--backend")) to->backend = val;
+  if (!strcmp(a, "--backend")) {
+    /* an unknown name is a command-line error (2), as in bench; a missing model is input (1) */
+    if (!nnp_backend_find(val)) *rc = cli_usage_error(cmd, "unknown backend '%s' (nnperf backends lists them)", val);
+    else to->backend = val;
+  }
   else if (!strcmp(a, "--backend-options")) to->options = val;
   else if (!strcmp(a, "--threads")) {
     if (!cli_want_int(val, 1, 256, &v)) *rc = cli_usage_error(cmd, "--threads wants 1..256, not '%s'", val);

@@ -67,7 +67,6 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "nnperf: unknown command '%s'\n\n", argv[1]);
-  usage(stderr);
+  fprintf(stderr, "nnperf: unknown command '%s' (nnperf --help lists the commands)\n", argv[1]);
   return CLI_USAGE;
 }

@@ -120,8 +120,10 @@ void nnp_load_print_table(FILE *f, const nnp_bench_result *r) {
           "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "queries", "late", "dropped", "ok");
   for (int i = 0; i < l->n_runs; i++) {
     const nnp_load_run_record *u = &l->runs[i];
-    fprintf(f, "%-8s %9.1f %9.1f %10.1f %8.2f %8.2f %8.2f %8.2f %7lld %7lld %7lld %4s\n", u->purpose,
-            u->target_qps > 0 ? u->target_qps : 0, u->offered_qps, u->achieved_qps, ms(u->p50_s), ms(u->p90_s),
+    char target[16] = "-", offered[16] = "-"; /* runs without a rate (offline, single-stream) */
+    if (u->target_qps > 0) snprintf(target, sizeof target, "%.1f", u->target_qps);
+    if (u->offered_qps > 0) snprintf(offered, sizeof offered, "%.1f", u->offered_qps);
+    fprintf(f, "%-8s %9s %9s %10.1f %8.2f %8.2f %8.2f %8.2f %7lld %7lld %7lld %4s\n", u->purpose, target, offered, u->achieved_qps, ms(u->p50_s), ms(u->p90_s),
             ms(u->p99_s), ms(u->p999_s), (long long)u->queries, (long long)u->late, (long long)u->dropped,
             u->passed ? "yes" : "no");
   }
@@ -147,11 +149,13 @@ void nnp_coldstart_print_table(FILE *f, const nnp_bench_result *r) {
           w->threads == 1 ? "" : "s");
   series_table(f, &c->plain, "without the plan cache");
   if (c->cold.n > 0)
-    fprintf(f, "first start with the cache (fills %s): %.3f s cold start%s%s\n", c->cache_dir, c->cold.s[0].cold_start_s,
+    fprintf(f, "first start with the cache (fills %s): %.2f ms cold start%s%s\n", c->cache_dir, ms(c->cold.s[0].cold_start_s),
             c->cold.note[0] ? "; " : "", c->cold.note);
   if (c->warm.n > 0) {
     series_table(f, &c->warm, "with the warm plan cache");
     double a = nnp_coldstart_quantile(&c->plain, 3, 0.5), b = nnp_coldstart_quantile(&c->warm, 3, 0.5);
-    fprintf(f, "cold start P50: %.4f s without the plan cache, %.4f s with a warm one: %.2fx\n", a, b, a > 0 ? b / a : 0);
+    /* as a speed-up, in ms like the tables above: "0.56x" read like a slowdown (issue 25) */
+    fprintf(f, "cold start P50: %.2f ms without the plan cache, %.2f ms with a warm one: %.2fx %s\n", ms(a), ms(b),
+            a > 0 && b > 0 ? (a >= b ? a / b : b / a) : 0, a >= b ? "faster" : "slower");
   }
 }

@@ -14,7 +14,7 @@
 static nnp_status materialise(const char *model, nnp_load_target *t) {
   /* a plain path is checked here, so that a missing model fails before any worker starts */
   if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0)
-    return nnp_error(NNP_ERR_IO, "cannot read model '%s': %s", model, strerror(errno));
+    return nnp_error(NNP_ERR_IO, "cannot read the model: %s", strerror(errno)); /* the caller names it */
   return nnp_zoo_model_file(model, "load", t->model_path, sizeof t->model_path, t->tmpdir, sizeof t->tmpdir);
 }
 

@@ -111,23 +111,32 @@ nnp_status nnp_budget_search(const nnp_graph *fp32, const nnp_calib_table *t, co
   out->steps = nnp_calloc((size_t)sens->n + 1, sizeof *out->steps);
   const char **keep = nnp_calloc((size_t)sens->n + 1, sizeof *keep);
   nnp_status s = out->steps && keep ? NNP_OK : nnp_error(NNP_ERR_NOMEM, "out of memory for the budget search");
-  /* Keeping every layer FP32 is the FP32 model (agreement 100%), so the loop ends by
-   * n_kept == sens->n at the latest. */
+  /* Keeping every layer FP32 is the FP32 model (agreement 100%); with rejected layers the
+   * search may end before it, not met. */
+  int n_keep = 0, best_agree = -1;
   for (int k = 0; s == NNP_OK && k <= sens->n; k++) {
-    if (k > 0) keep[k - 1] = sens->layers[k - 1].name;
     nnp_budget_step *st = &out->steps[k];
-    st->n_kept = k;
+    st->layer = k - 1;
+    if (k > 0) keep[n_keep++] = sens->layers[k - 1].name;
     nnp_graph *q = NULL;
-    s = nnp_eval_qdq(fp32, t, keep, k, po, e, &st->r, &q);
-    if (s == NNP_OK && reps > 0) s = time_step(fp32, q, po, e, reps, st);
-    if (s != NNP_OK) {
+    s = nnp_eval_qdq(fp32, t, keep, n_keep, po, e, &st->r, &q);
+    st->rejected = s == NNP_OK && k > 0 && st->r.agree < best_agree;
+    if (st->rejected) n_keep--; /* back to INT8: the previous variant stays chosen */
+    st->n_kept = n_keep;
+    if (s == NNP_OK && reps > 0 && !st->rejected) s = time_step(fp32, q, po, e, reps, st);
+    if (s != NNP_OK || st->rejected) {
       nnp_graph_destroy(q);
-      break;
+      if (s != NNP_OK) break;
+      out->n_steps = k + 1;
+      if (on_step) on_step(ctx, st, sens);
+      continue;
     }
+    best_agree = st->r.agree;
     out->n_steps = k + 1;
     if (on_step) on_step(ctx, st, sens);
     nnp_graph_destroy(*chosen);
     *chosen = q;
+    out->chosen_step = k;
     if (nnp_agreement_loss_pct(&st->r) <= budget_pct) {
       out->met = true;
       break;

@@ -68,13 +68,21 @@ static double nice_ceil(double v) {
 
 static const char *const palette[] = {"#3367d6", "#e8710a", "#188038", "#a142f4", "#c5221f", "#12a4af"};
 
+/* A tick label: plain digits, never "1e+03" (issue 25: the clipped "1e+03ms" tick). */
+static void tick_text(char *buf, size_t n, double v) {
+  if (fabs(v) >= 100) snprintf(buf, n, "%.0f", v);
+  else snprintf(buf, n, "%.3g", v);
+}
+
 /* Vertical grid lines and labels for a linear x axis 0..xmax (or lo..hi) in `unit`. */
 static void x_axis(FILE *f, double lo, double hi, double y0, double y1, double scale, const char *unit) {
   for (int t = 0; t <= 4; t++) {
     double v = lo + (hi - lo) * t / 4, x = LEFT + (CHART_W - LEFT - RIGHT) * t / 4;
+    char label[32];
+    tick_text(label, sizeof label, v * scale);
     fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' class='grid'/>", x, y0, x, y1);
-    fprintf(f, "<text x='%.1f' y='%.1f' class='tick' text-anchor='middle'>%.3g%s</text>", x, y1 + 14, v * scale,
-            t == 4 ? unit : "");
+    fprintf(f, "<text x='%.1f' y='%.1f' class='tick' text-anchor='%s'>%s%s</text>", x, y1 + 14,
+            t == 4 ? "end" : "middle", label, t == 4 ? unit : ""); /* the last label ends at the edge: not clipped */
   }
 }
 
@@ -102,9 +110,12 @@ static void bar_chart(FILE *f, const char *title, const char *id, int n, const c
   fprintf(f, "'><text x='4' y='16' class='title'>");
   esc(f, title);
   fputs("</text>", f);
-  for (int s = 0; s < n_series && n_series > 1; s++)
-    fprintf(f, "<rect x='%.0f' y='24' width='10' height='10' fill='%s'/><text x='%.0f' y='33' class='tick'>%s</text>",
-            LEFT + s * 90.0, palette[s % 6], LEFT + 14 + s * 90.0, series[s].name);
+  /* legend entries as wide as their names (about 6 px a character at 11 px) */
+  for (int s = 0, x = (int)LEFT; s < n_series && n_series > 1; s++) {
+    fprintf(f, "<rect x='%d' y='24' width='10' height='10' fill='%s'/><text x='%d' y='33' class='tick'>%s</text>", x,
+            palette[s % 6], x + 14, series[s].name);
+    x += 14 + 6 * (int)strlen(series[s].name) + 16;
+  }
   x_axis(f, 0, xmax, top - 4, top + n * group_h, scale, unit);
   for (int i = 0; i < n; i++) {
     double gy = top + i * group_h;
@@ -135,10 +146,10 @@ static void bar_chart(FILE *f, const char *title, const char *id, int n, const c
   fputs("</svg></figure>\n", f);
 }
 
-/* Empirical CDF of one row's samples: x latency (ms), y fraction of iterations. */
-static void cdf_chart(FILE *f, const nnp_bench_row *w, const double *sorted, int idx) {
+/* Empirical CDF of one row's samples: x latency (ms) on the axis lo..hi that every row's
+ * CDF shares (so rows compare by eye), y fraction of iterations. */
+static void cdf_chart(FILE *f, const nnp_bench_row *w, const double *sorted, int idx, double lo, double hi) {
   int n = w->n_samples;
-  double lo = sorted[0], hi = sorted[n - 1];
   if (hi <= lo) hi = lo * 1.01 + 1e-9;
   double h = 200, top = 24, bottom = 170, plot_w = CHART_W - LEFT - RIGHT;
   fprintf(f, "<figure><svg id='cdf-%d' class='chart cdf' viewBox='0 0 %.0f %.0f' role='img' aria-label='latency CDF'>",
@@ -590,6 +601,59 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A load or cold-start result's one configuration row, which has no samples: said in
+ * words, not as a summary row of dashes (issue 25). */
+static void config_line(FILE *f, const nnp_bench_result *r) {
+  fputs("<h2>Configuration</h2>\n<p class='meta' id='config'>", f);
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    fputs(i ? "; " : "", f);
+    esc(f, w->label);
+    fputs(" (", f);
+    esc(f, w->backend_version[0] ? w->backend_version : "version unknown");
+    fprintf(f, "), %s", nnp_row_status_name(w->status));
+    if (w->reason[0]) {
+      fputs(": ", f);
+      esc(f, w->reason);
+    }
+  }
+  fputs("</p>\n", f);
+}
+
+/* One time axis for every row's CDF, so rows compare by eye (issue 25): the fastest
+ * sample to the slowest of all rows. */
+static void shared_cdf_axis(const nnp_bench_result *r, double *lo, double *hi) {
+  *lo = INFINITY, *hi = 0;
+  for (int i = 0; i < r->n_rows; i++) {
+    const nnp_bench_row *w = &r->rows[i];
+    for (int k = 0; row_ok(w) && k < w->n_samples; k++) {
+      if (w->samples[k] < *lo) *lo = w->samples[k];
+      if (w->samples[k] > *hi) *hi = w->samples[k];
+    }
+  }
+  if (!(*lo < INFINITY)) *lo = 0;
+}
+
+/* Row i's raw samples as CSV, downloadable from the page itself. */
+static void samples_link(FILE *f, const nnp_bench_row *w, int i) {
+  char *csv = NULL;
+  size_t csv_len = 0;
+  FILE *m = open_memstream(&csv, &csv_len);
+  if (!m) return;
+  fputs("iteration,process,latency_s\n", m);
+  for (int k = 0, p = 0, left = w->n_processes > 0 ? w->process_samples[0] : w->n_samples; k < w->n_samples; k++) {
+    while (left == 0 && p + 1 < w->n_processes) left = w->process_samples[++p];
+    fprintf(m, "%d,%d,%.9g\n", k, p, w->samples[k]);
+    left--;
+  }
+  fclose(m);
+  fputs("<a class='dl' download='samples-row", f);
+  fprintf(f, "%d.csv' href='data:text/csv;base64,", i);
+  base64(f, (const unsigned char *)csv, csv_len);
+  fputs("'>raw samples (CSV)</a>", f);
+  free(csv);
+}
+
 void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'><title>nnperf: ",
@@ -609,8 +673,12 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
           "machine): treat small differences with care.</div>\n",
           f);
 
-  fputs("<h2>Summary</h2>\n", f);
-  summary_table(f, r);
+  if (r->load || r->coldstart) {
+    config_line(f, r);
+  } else {
+    fputs("<h2>Summary</h2>\n", f);
+    summary_table(f, r);
+  }
 
   if (r->load) load_section(f, r->load);
   if (r->coldstart) coldstart_section(f, r->coldstart);
@@ -639,8 +707,9 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
       fprintf(f, "<p class='meta'>Charts show the first %d of %d rows; the summary table has all of them.</p>\n", n,
               r->n_rows);
     bar_chart(f, "P50 and P99 latency (whiskers: 95% bootstrap CI)", "bars-latency", n, labels, bs, 2, 1e3, "ms");
-    bs[0].name = "peak RSS";
-    bs[1].name = "VmHWM";
+    /* two readings of one quantity, said in words (issue 25: "VmHWM" was jargon) */
+    bs[0].name = "peak RSS (getrusage)";
+    bs[1].name = "peak RSS (kernel VmHWM at exit)";
     for (int i = 0; i < n; i++) {
       const nnp_bench_row *w = &r->rows[i];
       bs[0].v[i] = w->peak_rss_bytes > 0 ? (double)w->peak_rss_bytes : -1;
@@ -661,7 +730,10 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
   nnp_free(bs);
 
   classes_section(f, r);
-  if (!r->load && !r->coldstart) fputs("<h2>Latency distribution per row</h2>\n", f);
+  double cdf_lo, cdf_hi;
+  shared_cdf_axis(r, &cdf_lo, &cdf_hi);
+  if (!r->load && !r->coldstart)
+    fputs("<h2>Latency distribution per row</h2>\n<p class='meta'>Every row's CDF uses the same time axis.</p>\n", f);
   fputs("<div class='rows'>\n", f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_bench_row *w = &r->rows[i];
@@ -679,26 +751,9 @@ void nnp_report_html(FILE *f, const nnp_bench_result *r) {
       esc(f, w->note);
     }
     fputs("</div>\n", f);
-    cdf_chart(f, w, sorted, i);
+    cdf_chart(f, w, sorted, i, cdf_lo, cdf_hi);
     box_chart(f, w, sorted, i);
-    /* this row's raw samples as CSV, downloadable from the page itself */
-    char *csv = NULL;
-    size_t csv_len = 0;
-    FILE *m = open_memstream(&csv, &csv_len);
-    if (m) {
-      fputs("iteration,process,latency_s\n", m);
-      for (int k = 0, p = 0, left = w->n_processes > 0 ? w->process_samples[0] : w->n_samples; k < w->n_samples; k++) {
-        while (left == 0 && p + 1 < w->n_processes) left = w->process_samples[++p];
-        fprintf(m, "%d,%d,%.9g\n", k, p, w->samples[k]);
-        left--;
-      }
-      fclose(m);
-      fputs("<a class='dl' download='samples-row", f);
-      fprintf(f, "%d.csv' href='data:text/csv;base64,", i);
-      base64(f, (const unsigned char *)csv, csv_len);
-      fputs("'>raw samples (CSV)</a>", f);
-      free(csv);
-    }
+    samples_link(f, w, i);
     fputs("</div>\n", f);
     nnp_free(sorted);
   }

@@ -1,9 +1,9 @@
 /* The human comparison table.
  *
  * Methodology rules it enforces: P50 (with its bootstrap CI) is the headline; a row is
- * only ranked against the baseline when it measures the same thing (same precision,
- * threads, batch and shape scenario; precision/threads may be mixed on request and are
- * then shown as columns); an underpowered P99 is marked; a difference within the CIs is
+ * only ranked against the baseline of its own batch and input shape (each workload has
+ * one) when it measures the same thing (same precision and threads; they may be mixed on
+ * request and are then shown as columns); an underpowered P99 is marked; a difference within the CIs is
  * marked as not established; a row that fails the accuracy tolerance is marked, not
  * celebrated; failed rows keep their place with status and reason. */
 #include <math.h>
@@ -154,10 +154,39 @@ static bool is_reference(const nnp_bench_result *r, int i) {
   return false;
 }
 
-/* The comparison variables in which row w differs from the baseline, as "precision,
+/* CPUs the run had, for the oversubscription mark. */
+static int table_cpus(const nnp_bench_result *r) {
+  return r->env.cpus_allowed > 0 ? r->env.cpus_allowed : r->env.cpus_online;
+}
+
+/* Same batch and input shape: the same workload, whose latencies may be ranked. */
+static bool same_workload(const nnp_bench_row *a, const nnp_bench_row *b) {
+  return a->batch == b->batch && (same_label(a->scenario, sizeof a->scenario, b->scenario, sizeof b->scenario) ||
+                                  (!a->scenario[0] && !b->scenario[0]));
+}
+
+/* Row i's baseline: each batch and input shape is its own workload and gets its own (issue
+ * 25: batch-16 rows were never ranked). The run's baseline (--baseline, or the first ok
+ * row) for its own workload; for another one, the row of the same backend, precision and
+ * threads at that workload, else that workload's first ok row. -1 when none. */
+static int base_of(const table *t, int i) {
+  if (t->base < 0) return -1;
+  const nnp_bench_row *b = &t->r->rows[t->base], *w = &t->r->rows[i];
+  if (same_workload(b, w)) return t->base;
+  int first = -1;
+  for (int j = 0; j < nrows(t->r); j++) {
+    const nnp_bench_row *o = &t->r->rows[j];
+    if (!row_has_stats(o) || !same_workload(o, w)) continue;
+    if (!strcmp(o->backend, b->backend) && o->precision == b->precision && o->threads == b->threads) return j;
+    if (first < 0) first = j;
+  }
+  return first;
+}
+
+/* The comparison variables in which row w differs from its baseline, as "precision,
  * threads"; "" when it may be ranked. precision/threads count only without allow_mixed. */
-static void differs(const table *t, const nnp_bench_row *w, char *buf, size_t n) {
-  const nnp_bench_row *b = &t->r->rows[t->base];
+static void differs(const table *t, int i, char *buf, size_t n) {
+  const nnp_bench_row *w = &t->r->rows[i], *b = &t->r->rows[base_of(t, i)];
   const char *what[5];
   int k = 0;
   if (!t->r->allow_mixed && w->precision != b->precision) what[k++] = "precision";
@@ -165,21 +194,19 @@ static void differs(const table *t, const nnp_bench_row *w, char *buf, size_t n)
   if (w->batch != b->batch) what[k++] = "batch";
   /* another machine is another measurement: never ranked as if it were this one */
   if (strcmp(w->hw_class, b->hw_class) || strcmp(w->node, b->node)) what[k++] = "host";
-  if (!same_label(w->scenario, sizeof w->scenario, b->scenario, sizeof b->scenario) &&
-      (w->scenario[0] || b->scenario[0]))
-    what[k++] = "scenario";
+  if (!same_workload(w, b) && w->batch == b->batch) what[k++] = "input shape";
   buf[0] = '\0';
   size_t o = 0;
-  for (int i = 0; i < k && o < n; i++) {
-    int m = snprintf(buf + o, n - o, "%s%s", i ? ", " : "", what[i]);
+  for (int j = 0; j < k && o < n; j++) {
+    int m = snprintf(buf + o, n - o, "%s%s", j ? ", " : "", what[j]);
     if (m < 0) break;
     o += (size_t)m;
   }
 }
 
 /* The ok row of w's backend, threads, batch and scenario at the baseline's precision. */
-static const nnp_bench_row *own_row(const table *t, const nnp_bench_row *w) {
-  const nnp_bench_row *b = &t->r->rows[t->base];
+static const nnp_bench_row *own_row(const table *t, const nnp_bench_row *w, int base) {
+  const nnp_bench_row *b = &t->r->rows[base];
   for (int j = 0; j < nrows(t->r); j++) {
     const nnp_bench_row *o = &t->r->rows[j];
     if (o != w && row_has_stats(o) && o->precision == b->precision && o->threads == w->threads &&
@@ -198,20 +225,21 @@ static void ratio_cell(const table *t, int i, char *buf, size_t n) {
   const nnp_bench_row *w = &t->r->rows[i];
   buf[0] = '\0';
   if (!row_has_stats(w)) return;
-  if (t->base < 0) {
+  int base = base_of(t, i);
+  if (base < 0) {
     snprintf(buf, n, "-");
     return;
   }
-  if (i == t->base) {
+  if (i == base) {
     snprintf(buf, n, "1.00x (baseline)");
     return;
   }
   char diff[64];
-  differs(t, w, diff, sizeof diff);
+  differs(t, i, diff, sizeof diff);
   /* a speed-up of a row outside its accuracy tolerance is no speed-up: marked */
   const char *acc = w->acc.compared && !w->acc.within_tol ? " [acc FAIL]" : "";
   if (!strcmp(diff, "precision")) { /* e.g. int8: the speed-up over the backend's own row */
-    const nnp_bench_row *own = own_row(t, w);
+    const nnp_bench_row *own = own_row(t, w, base);
     if (own && own->stats.p50 > 0.0 && w->stats.p50 > 0.0) {
       snprintf(buf, n, "%s%.2fx vs own %s%s", cis_overlap(&own->stats, &w->stats) ? "~" : "",
                own->stats.p50 / w->stats.p50, nnp_precision_name(own->precision), acc);
@@ -222,7 +250,7 @@ static void ratio_cell(const table *t, int i, char *buf, size_t n) {
     snprintf(buf, n, "n/a (differs: %s)", diff);
     return;
   }
-  const nnp_stats *bs = &t->r->rows[t->base].stats, *ws = &w->stats;
+  const nnp_stats *bs = &t->r->rows[base].stats, *ws = &w->stats;
   if (!(bs->p50 > 0.0) || !(ws->p50 > 0.0)) {
     snprintf(buf, n, "n/a");
     return;
@@ -255,8 +283,9 @@ static void cell(const table *t, int i, col_id c, char *buf, size_t n) {
     case C_PRECISION: snprintf(buf, n, "%s", nnp_precision_name(w->precision)); return;
     case C_THREADS: snprintf(buf, n, "%d", w->threads); return;
     case C_STATUS:
-      snprintf(buf, n, "%s%s", nnp_row_status_name(w->status),
-               w->status == NNP_ROW_OK && w->time_capped ? " (capped)" : "");
+      snprintf(buf, n, "%s%s%s", nnp_row_status_name(w->status),
+               w->status == NNP_ROW_OK && w->time_capped ? " (capped)" : "",
+               w->status == NNP_ROW_OK && nnp_row_oversubscribed(w, table_cpus(t->r)) ? " (oversubscribed)" : "");
       return;
     default: break;
   }
@@ -501,7 +530,7 @@ static void print_row_notes(FILE *f, const nnp_bench_result *r) {
       one_line(buf, sizeof buf, reference, sizeof r->rows[0].acc.reference, 60);
       fprintf(f, "  accuracy: max relative error of the outputs vs '%s' (ref)", buf);
     } else {
-      fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and scenario",
+      fputs("  accuracy: max relative error of the outputs vs the native fp32 row (ref) of the same batch and input shape",
             f);
     }
     print_criteria(f, r);
@@ -522,6 +551,19 @@ static void print_row_notes(FILE *f, const nnp_bench_result *r) {
     if (w->int8_agree.top1 >= 0) fprintf(f, "top-1 %.0f%%, ", w->int8_agree.top1 * 100);
     fprintf(f, "cosine %.5f, max relative error %.1e.\n", w->int8_agree.cosine, w->int8_agree.max_rel);
   }
+}
+
+/* "vs baseline" and the baseline of each workload (batch, input shape) of the table. */
+static void print_baselines(FILE *f, const table *t) {
+  char buf[CELL];
+  fputs("  vs baseline = baseline P50 / row P50; each batch and input shape has its own baseline:", f);
+  int n = 0;
+  for (int i = 0; i < nrows(t->r); i++) {
+    if (!row_has_stats(&t->r->rows[i]) || base_of(t, i) != i) continue;
+    one_line(buf, sizeof buf, t->r->rows[i].label, sizeof t->r->rows[i].label, 60);
+    fprintf(f, "%s '%s'", n++ ? "," : "", buf);
+  }
+  fputs(".\n", f);
 }
 
 void nnp_report_table(FILE *f, const nnp_bench_result *r) {
@@ -561,7 +603,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
 
   /* Notes: only those that apply to this table. */
   bool any_underpowered = false, any_overlap = false, any_cut = false;
-  bool any_mix_diff = false, any_shape_diff = false; /* precision/threads; batch/scenario */
+  bool any_mix_diff = false; /* precision/threads */
   bool any_host_diff = false;
   double max_cv = 0.0;
   int max_cv_row = -1;
@@ -577,13 +619,13 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
       max_cv = w->stats.cv;
       max_cv_row = i;
     }
-    if (t.base >= 0 && i != t.base) {
+    int base = base_of(&t, i);
+    if (base >= 0 && i != base) {
       char diff[64];
-      differs(&t, w, diff, sizeof diff);
+      differs(&t, i, diff, sizeof diff);
       if (strstr(diff, "precision") || strstr(diff, "threads")) any_mix_diff = true;
-      if (strstr(diff, "batch") || strstr(diff, "scenario")) any_shape_diff = true;
       if (strstr(diff, "host")) any_host_diff = true;
-      if (!diff[0]) any_overlap |= cis_overlap(&r->rows[t.base].stats, &w->stats);
+      if (!diff[0]) any_overlap |= cis_overlap(&r->rows[base].stats, &w->stats);
     }
   }
 
@@ -598,10 +640,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   }
   fprintf(f, "  P50 is the headline; [95%% CI] is a bootstrap interval (%d resamples).\n",
           NNP_STATS_BOOTSTRAP_RESAMPLES);
-  if (t.base >= 0) {
-    one_line(buf, sizeof buf, r->rows[t.base].label, sizeof r->rows[t.base].label, 60);
-    fprintf(f, "  vs baseline = baseline P50 / row P50, baseline '%s'.\n", buf);
-  }
+  if (t.base >= 0) print_baselines(f, &t);
   if (r->baseline[0] && !t.base_named) {
     one_line(buf, sizeof buf, r->baseline, sizeof r->baseline, 60);
     fprintf(f, "  baseline '%s' is not a row of this table; the first row that ran is used.\n",
@@ -613,10 +652,6 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   if (any_mix_diff)
     fputs("  n/a (differs: precision/threads): not ranked against the baseline; rows that "
           "differ in precision or threads are only ranked when mixing is asked for.\n",
-          f);
-  if (any_shape_diff)
-    fputs("  n/a (differs: batch/scenario): another batch or input-shape scenario is a different "
-          "workload, never ranked by latency (items/s is shown for batches).\n",
           f);
   if (any_host_diff)
     fputs("  n/a (differs: host): a row of another hardware class or node (nnperf sweep) is another "

@@ -118,6 +118,15 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_bench_row *w)
     INT_FIELD(sub, "vmhwm_bytes", 0, INT64_MAX, 0, w->vmhwm_bytes);
   }
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_obj(rd, o, "cpu", &sub)); /* optional: results before it lack it */
+  w->worker_cpu_s = w->worker_wall_s = w->other_cpus = -1;
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].cpu", idx);
+    NNP_TRY(nnp_rd_get_num(rd, sub, "worker_cpu_s", -1, &w->worker_cpu_s));
+    NNP_TRY(nnp_rd_get_num(rd, sub, "worker_wall_s", -1, &w->worker_wall_s));
+    NNP_TRY(nnp_rd_get_num(rd, sub, "other_cpus", -1, &w->other_cpus));
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   NNP_TRY(nnp_rd_get_obj(rd, o, "accuracy", &sub));
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].accuracy", idx);

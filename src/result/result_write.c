@@ -157,6 +157,12 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   json_opt_bytes(f, w->peak_rss_bytes);
   fputs(", \"vmhwm_bytes\": ", f);
   json_opt_bytes(f, w->vmhwm_bytes);
+  fputs("},\n      \"cpu\": {\"worker_cpu_s\": ", f); /* oversubscription evidence */
+  json_opt_seconds(f, w->worker_cpu_s);
+  fputs(", \"worker_wall_s\": ", f);
+  json_opt_seconds(f, w->worker_wall_s);
+  fputs(", \"other_cpus\": ", f);
+  json_opt_seconds(f, w->other_cpus);
   fputs("},\n      \"accuracy\": ", f);
   write_accuracy(f, &w->acc);
   fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */

@@ -160,7 +160,9 @@ usage_case() {
 usage_case "unknown backend" "unknown backend 'nosuch'" "$work/tiny.onnx" --backends nosuch
 usage_case "malformed shape" "shape" "$work/tiny.onnx" --shape static:1xAx3
 usage_case "batch 0" "batch" "$work/tiny.onnx" --batch 0
-usage_case "model not found" "not found" "$work/nope.onnx"
+# a missing model is bad input (1), like zoo:nope, not a bad command line (README "Exit status")
+"$nnperf" bench "$work/nope.onnx" > "$work/out" 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "not found" "$work/err" && ok "model not found: exit 1" || bad "model not found: exit $rc: $(cat "$work/err")"
 usage_case "unknown option" "unknown option" "$work/tiny.onnx" --frobnicate
 usage_case "unknown precision" "precision" "$work/tiny.onnx" --precision fp7
 usage_case "malformed dynamic shape" "dynamic" "$work/tiny.onnx" --shape "dynamic:Nx3x[40..24]x32"

@@ -77,6 +77,21 @@ PY
 expect "unsupported op named with its node" 1 "unsupported op.*NonMaxSuppressionLike.*weird_node" -- "$nnperf" run "$work/unsup.onnx"
 
 expect "inspect" 0 "MACs" -- "$nnperf" inspect "$work/tiny.onnx"
+# inspect says which graph it shows, and its node table is aligned, names never cut (issue 25)
+"$nnperf" inspect zoo:tiny > "$work/inspect.txt" 2>&1
+/usr/bin/python3 - "$work/inspect.txt" <<'PY' && ok "inspect: which graph, aligned columns" || bad "inspect layout: $(cat "$work/inspect.txt")"
+import sys
+t = open(sys.argv[1]).read().splitlines()
+assert any(l.startswith("graph shown: as the native engine runs it") for l in t)
+h = next(i for i, l in enumerate(t) if l.lstrip().startswith("#  node"))
+col = t[h].index(" op ") + 1
+rows = [l for l in t[h + 1:] if l[:4].strip().isdigit()]
+assert rows and all(l[col - 1] == " " and l[col] != " " for l in rows), rows
+PY
+# ... and with --no-passes, that it shows the model as written (not "after its passes")
+"$nnperf" inspect zoo:tiny --no-passes > "$work/inspect-np.txt" 2>&1
+grep -q "^graph shown: the model's own nodes, as written" "$work/inspect-np.txt" &&
+  ok "inspect --no-passes: the model as written" || bad "inspect --no-passes does not say it shows the model as written"
 "$nnperf" inspect zoo:tiny --json > "$work/inspect.json" &&
   /usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['totals']['macs'] > 0" "$work/inspect.json" &&
   ok "inspect --json is valid JSON with totals" || bad "inspect --json is valid JSON with totals"

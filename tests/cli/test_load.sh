@@ -171,5 +171,10 @@ done
 "$nnperf" coldstart "$work/tiny.onnx" --runs 0 > /dev/null 2>&1
 [ $? -eq 2 ] && ok "coldstart --runs 0: exit 2" || bad "coldstart --runs 0"
 
+# an offline run has no target or offered rate: "-", not "0.0" (issue 25)
+out=$("$nnperf" load "$work/tiny.onnx" --backend native --scenario offline --duration 0.5 --no-history 2>&1)
+grep -qE "^measure +- +- +[0-9]" <<<"$out" && ! grep -qE "^measure +0\.0 " <<<"$out" &&
+  ok "offline: target/s and offered/s are '-'" || bad "offline rates: $out"
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

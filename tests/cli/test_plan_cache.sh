@@ -17,7 +17,9 @@ rc=$?
 [ $rc = 0 ] && ok "coldstart --cache exits 0" || bad "coldstart --cache exit $rc: $out"
 grep -q "plan cache: miss (written)" <<<"$out" && ok "first cached start writes the cache" || bad "no miss note: $out"
 grep -q "plan cache: hit" <<<"$out" && ok "later starts hit the cache" || bad "no hit note: $out"
-grep -q "^cold start P50: .* without the plan cache, .* with a warm one: .*x$" <<<"$out" && ok "ratio line" || bad "no ratio line: $out"
+grep -qE "^cold start P50: [0-9.]+ ms without the plan cache, [0-9.]+ ms with a warm one: [0-9.]+x (faster|slower)$" <<<"$out" &&
+  ok "ratio line: a speed-up in ms, said as faster/slower" || bad "no ratio line: $out"
+! grep -qE "[0-9] s( |$)" <<<"$out" && ok "one unit (ms) in the cold-start output" || bad "seconds mixed in: $out"
 /usr/bin/python3 - "$work/cs.json" <<'PY' && ok "one JSON document holds the three series" || bad "JSON series: $(head -c 400 "$work/cs.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))["coldstart"]

@@ -84,6 +84,19 @@ printf '{"schema_version": 1, "tool": "nnperf", "rows": [{"status": "ok", "stats
 "$nnperf" bench "$work/tiny.onnx" --backends native "${quick[@]}" --quiet --no-history --html "$work/b.html" > /dev/null 2>&1
 grep -q "id='cdf-0'" "$work/b.html" 2>/dev/null && grep -q "id='nnperf-result'" "$work/b.html" && ok "bench --html" || bad "bench --html"
 
+# issue 25: every row's CDF on one time axis, ticks never in e-notation, memory bars named
+# in words; two rows of very different speed (threads 1 and 2 of another batch) show it
+"$nnperf" bench "$work/tiny.onnx" --backends native --batch 1,8 "${quick[@]}" --quiet --no-history --html "$work/two.html" > /dev/null 2>&1
+/usr/bin/python3 - "$work/two.html" <<'PY' && ok "CDFs share one axis; plain ticks; memory legend in words" || bad "CDF axis / ticks / legend"
+import re, sys
+h = open(sys.argv[1]).read()
+cdfs = re.findall(r"<svg id='cdf-\d+'.*?</svg>", h, re.S)
+ticks = [re.findall(r"text-anchor='(?:middle|end)'>([^<]*ms|[0-9.]+)</text>", c) for c in cdfs]
+assert len(cdfs) == 2 and ticks[0] == ticks[1], ticks
+assert not re.search(r"class='tick'[^>]*>[^<]*e\+", h)
+assert "VmHWM</text>" not in h and "peak RSS (kernel VmHWM at exit)" in h
+PY
+
 # a history run id works where a file does
 "$nnperf" bench "$work/tiny.onnx" --backends native "${quick[@]}" --quiet > /dev/null 2>&1
 "$nnperf" report 1 -o "$work/h.html" 2> "$work/err" && grep -q "id='cdf-0'" "$work/h.html" &&
@@ -103,6 +116,8 @@ assert not re.search(r"""(src|href)\s*=\s*['"]?\s*(https?:|//)""", html, re.I), 
 curve = re.search(r"<svg id='load-curve'.*?</svg>", html, re.S).group(0)
 assert curve.count("<polyline") == 2 and curve.count("<circle") == 24, (curve.count("<polyline"), curve.count("<circle"))
 assert "id='load-capacity'" in curve and "P99" in curve
+# a load result has no per-sample summary: its configuration in words, not a row of dashes (issue 25)
+assert "id='summary'" not in html and "id='config'" in html and "fault fp32" in html
 assert "id='load-runs'" in html and html.count("<td>sweep</td>") == 12 and "id='load-startup'" in html
 assert html.count("<svg") == 1, html.count("<svg")  # bench's bar charts are not drawn for a load run
 PY

@@ -37,22 +37,24 @@ static double noise(void) { /* uniform -1..1, deterministic */
   return (double)(rng >> 11) * 0x1.0p-53 * 2 - 1;
 }
 
-/* A row of 3 processes x per samples; process p has median scale[p] ms, +-2% jitter. */
-static void row(nnp_bench_row *w, const double *scale, int per) {
+/* A row of procs processes x per samples; process p has median scale[p] ms, +-2% jitter. */
+static void row_n(nnp_bench_row *w, const double *scale, int per, int procs) {
   memset(w, 0, sizeof *w);
   snprintf(w->backend, sizeof w->backend, "native");
   snprintf(w->scenario, sizeof w->scenario, "static:1x3x8x8");
   w->status = NNP_ROW_OK;
   w->threads = 1;
   w->batch = 1;
-  w->n_processes = 3;
-  w->n_samples = 3 * per;
+  w->n_processes = procs;
+  w->n_samples = procs * per;
   w->samples = nnp_malloc(sizeof(double) * (size_t)w->n_samples);
-  for (int p = 0; p < 3; p++) {
+  for (int p = 0; p < procs; p++) {
     w->process_samples[p] = per;
     for (int i = 0; i < per; i++) w->samples[p * per + i] = scale[p] * 1e-3 * (1 + 0.02 * noise());
   }
 }
+
+static void row(nnp_bench_row *w, const double *scale, int per) { row_n(w, scale, per, 3); }
 
 static nnp_compare_verdict verdict(const double *sb, const double *sn, nnp_compare_row *c) {
   nnp_bench_row b, n;
@@ -85,11 +87,53 @@ static void test_verdicts(void) {
   CHECK(verdict(base, small, &c) == NNP_CMP_SAME);
   CHECK(c.mw_p < 1e-6); /* significant, but not relevant: the threshold decides */
   /* samples alone would call this a regression (p tiny, pooled ratio above 1); the
-   * process-level median and the two-level interval do not */
-  CHECK(verdict(base, one_slow, &c) == NNP_CMP_SAME);
+   * process-level median and the two-level interval do not, and a run whose processes
+   * differ by 30% cannot resolve a 5% threshold: inconclusive, with the reason */
+  CHECK(verdict(base, one_slow, &c) == NNP_CMP_INCONCLUSIVE);
   CHECK(c.ratio_hi > 1.2 && c.proc_ratio < 1.02);
   CHECK_NEAR(c.new_spread, 0.3, 0.03); /* 5.2 / 4.0 - 1: reported as a noisy run */
   CHECK(c.base_spread < 0.03);
+  CHECK(strstr(c.why, "NEW") && strstr(c.why, "30%"));
+  /* a 10% change inside a run that itself drifted 15%: not defensible */
+  const double drift[] = {4.0, 4.6, 4.2}, drift_slow[] = {4.4, 4.5, 4.45};
+  CHECK(verdict(drift, drift_slow, &c) == NNP_CMP_INCONCLUSIVE);
+  CHECK(strstr(c.why, "BASE") && strstr(c.why, "15%"));
+  /* a 30% slowdown beyond that drift is still caught */
+  const double much_slower[] = {5.6, 5.7, 5.65};
+  CHECK(verdict(drift, much_slower, &c) == NNP_CMP_REGRESSION);
+
+  /* one worker process per row: the process-level guard is the sample ratio again, so
+   * even a clean +10% is inconclusive (issue 25: a CI gate must not cry wolf) */
+  {
+    nnp_bench_row b1, n1;
+    row_n(&b1, base, 200, 1);
+    row_n(&n1, slow, 200, 1);
+    nnp_compare_options o1;
+    nnp_compare_options_default(&o1);
+    CHECK_OK(nnp_compare_rows(&b1, &n1, &o1, &c));
+    CHECK(c.verdict == NNP_CMP_INCONCLUSIVE && strstr(c.why, "1 worker process"));
+    nnp_bench_row_free(&b1);
+    nnp_bench_row_free(&n1);
+  }
+
+  /* a row oversubscribed by other work: inconclusive, even for a clean +10% */
+  {
+    nnp_bench_row b2, n2;
+    row(&b2, base, 200);
+    row(&n2, slow, 200);
+    n2.threads = b2.threads = 2;
+    n2.other_cpus = 1.7;
+    nnp_compare_options o2;
+    nnp_compare_options_default(&o2);
+    o2.base_cpus = o2.new_cpus = 2;
+    CHECK_OK(nnp_compare_rows(&b2, &n2, &o2, &c));
+    CHECK(c.verdict == NNP_CMP_INCONCLUSIVE && strstr(c.why, "NEW was oversubscribed"));
+    n2.other_cpus = 0.1; /* a quiet machine: the verdict stands */
+    CHECK_OK(nnp_compare_rows(&b2, &n2, &o2, &c));
+    CHECK(c.verdict == NNP_CMP_REGRESSION);
+    nnp_bench_row_free(&b2);
+    nnp_bench_row_free(&n2);
+  }
 
   /* rows without samples are not compared; configurations must match */
   nnp_bench_row a, b;

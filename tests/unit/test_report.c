@@ -143,8 +143,9 @@ static void test_table(void) {
         strstr(line, "n/a (differs: threads)") && !strstr(line, "faster"));
   CHECK(line_with(t, "fast, \"opt\"", line, sizeof line) && strstr(line, "2.00x faster") &&
         strstr(line, "FAIL tol") && strstr(line, "[acc FAIL]"));
-  CHECK(line_with(t, "native fp32 t1 b4", line, sizeof line) &&
-        strstr(line, "n/a (differs: batch)") && strstr(line, "ok (capped)"));
+  /* the only batch-4 row is its batch's own baseline */
+  CHECK(line_with(t, "native fp32 t1 b4", line, sizeof line) && strstr(line, "1.00x (baseline)") &&
+        strstr(line, "ok (capped)"));
   /* the crashed row: status and reason on one line, newline and tab flattened, cut */
   CHECK(line_with(t, "ort fp16 t1 b1", line, sizeof line) && strstr(line, "crashed") &&
         strstr(line, "worker died: \"SIGSEGV\" in libfoo.so \xe2\x80\x94 na\xc3\xafve") &&
@@ -164,7 +165,7 @@ static void test_table(void) {
   CHECK(line_with(t, "precision", line, sizeof line) && strstr(line, "threads"));
   CHECK(line_with(t, "native fp32 t2 b1", line, sizeof line) && strstr(line, "faster") &&
         !strstr(line, "n/a"));
-  CHECK(line_with(t, "native fp32 t1 b4", line, sizeof line) && strstr(line, "n/a (differs: batch)"));
+  CHECK(line_with(t, "native fp32 t1 b4", line, sizeof line) && strstr(line, "1.00x (baseline)"));
   free(t);
   r.allow_mixed = false;
 
@@ -455,7 +456,47 @@ static void test_criteria_notes(void) {
   nnp_bench_result_free(&r);
 }
 
+/* Issue 25: rows of another batch (or input shape) are ranked against their own workload's
+ * baseline: the baseline's configuration at that batch, else that batch's first ok row. */
+static void test_batch_baselines(void) {
+  nnp_bench_result r;
+  memset(&r, 0, sizeof r);
+  nnp_loop_spec_default(&r.loop);
+  r.n_rows = r.cap_rows = 5;
+  r.rows = nnp_calloc(5, sizeof *r.rows);
+  CHECK(r.rows != NULL);
+  if (!r.rows) return;
+  ok_row(&r.rows[0], "native fp32 t1 b1", 1, 1, 10.0, 300);
+  ok_row(&r.rows[1], "ort fp32 t1 b1", 1, 1, 5.0, 300);
+  ok_row(&r.rows[2], "native fp32 t1 b16", 1, 16, 100.0, 300);
+  ok_row(&r.rows[3], "ort fp32 t1 b16", 1, 16, 40.0, 300);
+  ok_row(&r.rows[4], "native fp32 t1 b1 dyn", 1, 1, 20.0, 300);
+  set_str(r.rows[1].backend, sizeof r.rows[1].backend, "ort");
+  set_str(r.rows[3].backend, sizeof r.rows[3].backend, "ort");
+  set_str(r.rows[4].scenario, sizeof r.rows[4].scenario, "dynamic:Nx3x[160..320]x[160..320]");
+  r.env.cpus_allowed = 2;
+  r.rows[1].other_cpus = 1.8; /* 1 thread + 1.8 CPUs of other work on 2 CPUs */
+  char *t = table_text(&r), line[1024];
+  printf("%s\n", t ? t : "(null)");
+  CHECK(line_with(t, "native fp32 t1 b16", line, sizeof line) && strstr(line, "1.00x (baseline)"));
+  CHECK(line_with(t, "ort fp32 t1 b16", line, sizeof line) && strstr(line, "2.50x faster"));
+  CHECK(line_with(t, "ort fp32 t1 b1  ", line, sizeof line) && strstr(line, "ok (oversubscribed)"));
+  CHECK(line_with(t, "ort fp32 t1 b16", line, sizeof line) && !strstr(line, "oversubscribed"));
+  CHECK(line_with(t, "native fp32 t1 b1 dyn", line, sizeof line) && strstr(line, "1.00x (baseline)"));
+  CHECK(t && !strstr(t, "n/a (differs") && !strstr(t, "scenario"));
+  CHECK(t && strstr(t, "own baseline: 'native fp32 t1 b1', 'native fp32 t1 b16', 'native fp32 t1 b1 dyn'."));
+  free(t);
+  /* a named baseline: its configuration at every batch */
+  set_str(r.baseline, sizeof r.baseline, "ort fp32 t1 b1");
+  t = table_text(&r);
+  CHECK(line_with(t, "ort fp32 t1 b16", line, sizeof line) && strstr(line, "1.00x (baseline)"));
+  CHECK(line_with(t, "native fp32 t1 b16", line, sizeof line) && strstr(line, "2.50x slower"));
+  free(t);
+  nnp_bench_result_free(&r);
+}
+
 int main(void) {
+  test_batch_baselines();
   test_table();
   test_criteria_notes();
   test_json_csv();
