@@ -6,8 +6,8 @@
 #                   whole suite (unit, per-op, conformance, CLI, model tests, fuzz smoke)
 #   make conformance   ONNX backend node tests only, with the per-op table
 #   make benchmarks the project's own performance benchmarks (bench/): ratios, not tests
-#   make crosscheck nnperf's openvino / ort-cpu / tflite P50 vs benchmark_app / a bare ORT loop /
-#                   LiteRT's benchmark_litert_model (ratios)
+#   make crosscheck nnperf's openvino / ort-cpu / tflite / torch-compile P50 vs benchmark_app / a bare
+#                   ORT loop / LiteRT's benchmark_litert_model / a bare torch.compile loop (ratios)
 #   make fuzz       long fuzz runs (1M executions per target, see scripts/fuzz.sh)
 JOBS ?= $(shell nproc)
 BUILD ?= build
