@@ -234,7 +234,6 @@ static nnp_status read_extras(reader *rd, json_t *o, int idx, nnp_row_extras *x)
       snprintf(x->phase_name[x->n_phases], sizeof x->phase_name[0], "%s", key);
       x->phase_s[x->n_phases++] = json_number_value(v);
     }
-  if (!x->device[0]) snprintf(x->device, sizeof x->device, "cpu");
   return NNP_OK;
 }
 
