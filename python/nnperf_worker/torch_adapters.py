@@ -211,8 +211,9 @@ class TorchScript(_TorchBase):
 class TorchCompile(_TorchBase):
     """torch.compile with Inductor, the way its users run it. Options: mode=default |
     max-autotune-no-cudagraphs (any mode torch.compile takes), cache_dir=DIR (Inductor's
-    and Triton's caches: a warm folder makes the compile a cache hit; without it each
-    worker compiles into a fresh empty folder, removed at exit: a cold cache),
+    and Triton's caches: a warm folder makes the compile a cache hit; nnperf bench gives
+    each row an empty one of its own, so its first process compiles cold; without it each
+    worker compiles into a fresh empty folder, removed at exit),
     fullgraph=1|0 (default 1: a graph break is an error, so it becomes the row's reason).
     The compile (Dynamo + Inductor, the first call, on zeros of the row's shapes) is the
     load's compile phase; `first` is then the first inference of the compiled code."""
@@ -226,7 +227,9 @@ class TorchCompile(_TorchBase):
 
     def prepare_env(self, spec):
         d = spec.options.get("cache_dir")
-        self.cache_state = "warm or shared cache folder " + d if d else "cold cache (fresh folder)"
+        warm = bool(d) and os.path.isdir(d) and bool(os.listdir(d))
+        self.cache_state = (f"warm cache {d}" if warm else f"cold cache (empty folder {d})") if d \
+            else "cold cache (fresh folder)"
         if not d:
             d = tempfile.mkdtemp(prefix="nnperf-inductor-")
             import atexit
