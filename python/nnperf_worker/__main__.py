@@ -134,8 +134,11 @@ def energy_meter(a):
 
 def report_tail(w, spec, a, taken, meter):
     """footprint, energy and device memory records (docs/worker-protocol.md)."""
-    rb, rf = footprint.runtime_bytes(spec.model)
-    w.line(f"footprint {rb} {rf} {footprint.file_bytes(spec.model)}")
+    # the model as this backend loads it: an adapter that runs another file (tflite: the
+    # converted .tflite) names it; neither file counts as runtime (an mmapped model would)
+    model = getattr(a, "model_path", None) or spec.model
+    rb, rf = footprint.runtime_bytes(spec.model, model)
+    w.line(f"footprint {rb} {rf} {footprint.file_bytes(model)}")
     j = meter[0].joules() if meter[0] is not None and taken[0] > 1 else -1.0
     if j >= 0:
         w.line(f"energy {j:.9g} {taken[0] - 1} {meter[0].source}")

@@ -7,14 +7,19 @@ import os
 import sys
 
 
-def runtime_bytes(exclude=None):
-    """(bytes, files): distinct (device, inode) regular files mapped or imported."""
+def runtime_bytes(*exclude):
+    """(bytes, files): distinct (device, inode) regular files mapped or imported, but the
+    excluded ones (the model files: they are the model's bytes, not the runtime's)."""
     seen = set()
     total = 0
-    try:
-        ex = os.stat(exclude) if exclude else None
-    except OSError:
-        ex = None
+    ex = set()
+    for e in exclude:
+        try:
+            st = os.stat(e) if e else None
+        except OSError:
+            st = None
+        if st:
+            ex.add((st.st_dev, st.st_ino))
     paths = []
     try:
         with open("/proc/self/maps") as f:
@@ -38,7 +43,7 @@ def runtime_bytes(exclude=None):
         except OSError:
             continue
         key = (st.st_dev, st.st_ino)
-        if key in seen or not os.path.isfile(p) or (ex and key == (ex.st_dev, ex.st_ino)):
+        if key in seen or not os.path.isfile(p) or key in ex:
             continue
         seen.add(key)
         total += st.st_size
