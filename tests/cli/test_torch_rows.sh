@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The PyTorch rows end to end: `nnperf bench` with torch-eager and torchscript on zoo:tiny
 # runs and agrees with the native row; --torch-model takes the model from a user's
-# factory (torchvision SqueezeNet, same weights as the exported ONNX) and agrees too;
+# factory (SqueezeNet 1.1 in plain torch with the weights of the exported ONNX) and agrees too;
 # torch-compile runs (PyTorch 2, Inductor's cache warm in the build folder); the GPU rows
 # without a GPU are "unavailable" with an install command, and the run exits 0.
 # The rows run on PyTorch 2 (scripts/install-torch2.sh); Debian's torch 1.13 (/usr/bin/python3)
@@ -56,8 +56,8 @@ print("checked", sorted(rows))
 PY
 
 # --torch-model: the user's nn.Module in place of the ONNX conversion
-if $py "$here/models/export_torchvision.py" "$work" squeezenet1_1 > "$work/export.log" 2>&1; then
-  if "$nnperf" bench "$work/squeezenet1_1.onnx" --backends native,torch-eager --torch-model \
+if $py "$here/models/export_torchvision.py" --weights "$work" squeezenet1_1 > "$work/export.log" 2>&1; then
+  if NNP_TEST_SQUEEZENET_WEIGHTS="$work/squeezenet1_1.weights.npz" "$nnperf" bench "$work/squeezenet1_1.onnx" --backends native,torch-eager --torch-model \
        "$here/models/torch_factory_squeezenet.py:squeezenet" --warmup 1 --iterations 3 --min-time 0 --threads 1 \
        --json "$work/f.json" > "$work/fout" 2> "$work/ferr"; then
     $py - "$work/f.json" <<'PY' && ok "--torch-model row runs the factory's module and agrees" || bad "--torch-model json"
