@@ -137,7 +137,9 @@ def report_tail(w, spec, a, taken, meter):
     # the model as this backend loads it: an adapter that runs another file (tflite: the
     # converted .tflite) names it; neither file counts as runtime (an mmapped model would)
     model = getattr(a, "model_path", None) or spec.model
-    rb, rf = footprint.runtime_bytes(spec.model, model)
+    # a cache folder holds what was compiled from the model (plan, kernels), not runtime
+    dirs = [d for d in (spec.options.get("cache_dir"), getattr(a, "cache_dir", None)) if d]
+    rb, rf = footprint.runtime_bytes(spec.model, model, exclude_dirs=dirs)
     w.line(f"footprint {rb} {rf} {footprint.file_bytes(model)}")
     j = meter[0].joules() if meter[0] is not None and taken[0] > 1 else -1.0
     if j >= 0:

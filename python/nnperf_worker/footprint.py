@@ -7,9 +7,11 @@ import os
 import sys
 
 
-def runtime_bytes(*exclude):
+def runtime_bytes(*exclude, exclude_dirs=()):
     """(bytes, files): distinct (device, inode) regular files mapped or imported, but the
-    excluded ones (the model files: they are the model's bytes, not the runtime's)."""
+    excluded ones (the model files: they are the model's bytes, not the runtime's) and
+    those under exclude_dirs (a backend's cache folder: code compiled from the model)."""
+    dirs = [os.path.realpath(d) + os.sep for d in exclude_dirs]
     seen = set()
     total = 0
     ex = set()
@@ -41,6 +43,8 @@ def runtime_bytes(*exclude):
         try:
             st = os.stat(p)
         except OSError:
+            continue
+        if dirs and any(os.path.realpath(p).startswith(d) for d in dirs):
             continue
         key = (st.st_dev, st.st_ino)
         if key in seen or not os.path.isfile(p) or key in ex:

@@ -235,6 +235,7 @@ class TorchCompile(_TorchBase):
             import atexit
             atexit.register(shutil.rmtree, d, True)
         os.makedirs(d, exist_ok=True)
+        self.cache_dir = d  # the compiled code lives here: the footprint counts it as model, not runtime
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = d
         os.environ["TRITON_CACHE_DIR"] = os.path.join(d, "triton")
 

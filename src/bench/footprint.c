@@ -1,6 +1,7 @@
 #include "bench/footprint.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +37,30 @@ static int add_file(const char *path, file_id **seen, int *n, int *cap, int64_t 
   return 1;
 }
 
-nnp_status nnp_footprint_runtime(const char *exclude, int64_t *bytes, int *files) {
+/* Whether path lies under dir (both absolute, dir without a trailing '/'). */
+static int under_dir(const char *path, const char *dir) {
+  size_t dl = strlen(dir);
+  return dl && !strncmp(path, dir, dl) && path[dl] == '/';
+}
+
+nnp_status nnp_footprint_runtime(const char *exclude, const char *exclude_dir, int64_t *bytes, int *files) {
   *bytes = 0;
   *files = 0;
   FILE *f = fopen("/proc/self/maps", "r");
   if (!f) return nnp_error(NNP_ERR_IO, "footprint: cannot read /proc/self/maps");
   struct stat ex;
   int have_ex = exclude && stat(exclude, &ex) == 0;
+  char ex_dir[PATH_MAX] = ""; /* resolved: /proc/self/maps names files by their real path */
+  if (exclude_dir && !realpath(exclude_dir, ex_dir)) ex_dir[0] = 0;
   file_id *seen = NULL;
   int n = 0, cap = 0, ok = 1;
   char line[4608];
   while (ok && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
     char *path = strchr(line, '/'); /* the pathname column: the first '/' of the line */
-    if (!path || strstr(path, " (deleted)") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/memfd:", 7)) continue;
+    if (!path || strstr(path, " (deleted)") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/memfd:", 7) ||
+        under_dir(path, ex_dir))
+      continue;
     struct stat st;
     if (have_ex && stat(path, &st) == 0 && st.st_dev == ex.st_dev && st.st_ino == ex.st_ino) continue;
     ok = add_file(path, &seen, &n, &cap, bytes);

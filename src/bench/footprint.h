@@ -11,8 +11,10 @@
 
 /* Sums the sizes of the distinct regular files mapped into this process
  * (/proc/self/maps: the executable, every shared library, anything mmap'ed), leaving
- * out `exclude` (the model file, counted apart; may be NULL). */
-nnp_status nnp_footprint_runtime(const char *exclude, int64_t *bytes, int *files);
+ * out `exclude` (the model file, counted apart; may be NULL) and the files under
+ * `exclude_dir` (a backend's cache folder: the mmapped plan cache is the model's, not the
+ * runtime's; may be NULL). */
+nnp_status nnp_footprint_runtime(const char *exclude, const char *exclude_dir, int64_t *bytes, int *files);
 
 /* Size of a file in bytes, -1 when it cannot be stat'ed. */
 int64_t nnp_file_bytes(const char *path);

@@ -278,7 +278,10 @@ static void real_free(real_ctx *r) {
 static void report_footprint_energy(FILE *out, const worker_spec *sp, const sample_sink *sink) {
   int64_t bytes = -1;
   int files = -1;
-  if (nnp_footprint_runtime(sp->model, &bytes, &files) != NNP_OK) bytes = -1, files = -1;
+  char cache_dir[1024] = ""; /* the backend's cache_dir= option: its files are not runtime */
+  const char *cd = strstr(sp->options, "cache_dir=");
+  if (cd && (cd == sp->options || cd[-1] == ',')) snprintf(cache_dir, sizeof cache_dir, "%.*s", (int)strcspn(cd + 10, ","), cd + 10);
+  if (nnp_footprint_runtime(sp->model, cache_dir[0] ? cache_dir : NULL, &bytes, &files) != NNP_OK) bytes = -1, files = -1;
   fprintf(out, "footprint %lld %d %lld\n", (long long)bytes, files, (long long)nnp_file_bytes(sp->model));
   double j = sink->taken > 1 ? nnp_energy_joules(&sink->energy) : -1;
   if (j >= 0) fprintf(out, "energy %.9g %ld %s\n", j, sink->taken - 1, sink->energy.source);
