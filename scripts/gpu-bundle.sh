@@ -15,9 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=build-gpu
+mkdir -p "$b"
 cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release '-DCMAKE_BUILD_RPATH=$ORIGIN/lib' \
-  -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags > "$b.log" 2>&1 || { tail -20 "$b.log"; exit 1; }
-cmake --build "$b" -j"${JOBS:-2}" --target nnperf_cli >> "$b.log" 2>&1 || { tail -20 "$b.log"; exit 1; }
+  -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags > "$b/bundle.log" 2>&1 || { tail -20 "$b/bundle.log"; exit 1; }
+cmake --build "$b" -j"${JOBS:-2}" --target nnperf_cli >> "$b/bundle.log" 2>&1 || { tail -20 "$b/bundle.log"; exit 1; }
 rm -rf "$b/bundle"
 mkdir -p "$b/bundle/lib"
 cp "$b/nnperf" "$b/bundle/nnperf"

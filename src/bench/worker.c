@@ -510,6 +510,40 @@ static int serve_multi(int in_fd, FILE *out, const nnp_backend_vtable *vt, void 
   return finish(out, vt, state, sp);
 }
 
+/* The steady state after the first inference: warm-up and timed loop (the ideal loop,
+ * a dynamic scenario's or --realistic's), the last outputs, footprint and energy. */
+static int measure(FILE *out, const nnp_backend_vtable *vt, void *state, worker_spec *sp, dyn_ctx *dc) {
+  int dynamic = sp->dyn_input >= 0;
+  nnp_status st = NNP_OK;
+  static sample_sink sink;
+  sink.out = out;
+  nnp_loop_outcome lo;
+  static real_ctx rc;
+  rc = (real_ctx){.vt = vt, .state = state, .sp = sp};
+  int realistic = sp->realistic && !dynamic;
+  if (realistic) st = real_setup(&rc);
+  if (st == NNP_OK)
+    st = dynamic     ? nnp_timing_loop(&sp->loop, dyn_prepare, dyn_infer, dc, on_sample, &sink, &lo)
+         : realistic ? nnp_timing_loop(&sp->loop, NULL, real_infer, &rc, on_sample, &sink, &lo)
+                     : nnp_timing_loop(&sp->loop, NULL, vt->run, state, on_sample, &sink, &lo);
+  flush_samples(&sink);
+  nnp_tensor_free(&dc->cur);
+  real_free(&rc);
+  /* the last outputs must answer the spec's inputs for the accuracy check: untimed */
+  if (st == NNP_OK && realistic && (st = set_inputs(vt, state, sp)) == NNP_OK) st = vt->run(state);
+  if (st != NNP_OK) {
+    report_error(out, st);
+    vt->unload(state);
+    return 1;
+  }
+  fprintf(out, "warmup %d %d\n", lo.warmup_iterations, lo.warmup_stable ? 1 : 0);
+  for (int i = 0; i < vt->num_outputs(state); i++)
+    nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
+  fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
+  report_footprint_energy(out, sp, &sink);
+  return finish(out, vt, state, sp);
+}
+
 int nnp_worker_main(int in_fd, int out_fd) {
   double t_start = nnp_now();
   FILE *out = fdopen(out_fd, "w");
@@ -632,31 +666,5 @@ int nnp_worker_main(int in_fd, int out_fd) {
     }
     return finish(out, vt, state, &sp);
   }
-  static sample_sink sink;
-  sink.out = out;
-  nnp_loop_outcome lo;
-  static real_ctx rc;
-  rc = (real_ctx){.vt = vt, .state = state, .sp = &sp};
-  int realistic = sp.realistic && !dynamic;
-  if (realistic) st = real_setup(&rc);
-  if (st == NNP_OK)
-    st = dynamic     ? nnp_timing_loop(&sp.loop, dyn_prepare, dyn_infer, &dc, on_sample, &sink, &lo)
-         : realistic ? nnp_timing_loop(&sp.loop, NULL, real_infer, &rc, on_sample, &sink, &lo)
-                     : nnp_timing_loop(&sp.loop, NULL, vt->run, state, on_sample, &sink, &lo);
-  flush_samples(&sink);
-  nnp_tensor_free(&dc.cur);
-  real_free(&rc);
-  /* the last outputs must answer the spec's inputs for the accuracy check: untimed */
-  if (st == NNP_OK && realistic && (st = set_inputs(vt, state, &sp)) == NNP_OK) st = vt->run(state);
-  if (st != NNP_OK) {
-    report_error(out, st);
-    vt->unload(state);
-    return 1;
-  }
-  fprintf(out, "warmup %d %d\n", lo.warmup_iterations, lo.warmup_stable ? 1 : 0);
-  for (int i = 0; i < vt->num_outputs(state); i++)
-    nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
-  fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
-  report_footprint_energy(out, &sp, &sink);
-  return finish(out, vt, state, &sp);
+  return measure(out, vt, state, &sp, &dc);
 }
