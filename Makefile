@@ -1,13 +1,14 @@
 # nnperf top-level targets (the README explains each). CMake does the real work.
 #   make bench      THE MAIN JOB: installs, builds, runs `nnperf bench` (default model,
-#                   every available backend, batch 1 and 16, fp32)
+#                   every available backend, batch 1 and 16, fp32; --cache: native and
+#                   torch-compile also on a warm plan / Inductor cache, beside the cold rows)
 #   make            release build in build/ (bin: build/nnperf)
 #   make test       installs dependencies, builds with ASan+UBSan in build-asan/, runs the
 #                   whole suite (unit, per-op, conformance, CLI, model tests, fuzz smoke)
 #   make conformance   ONNX backend node tests only, with the per-op table
 #   make benchmarks the project's own performance benchmarks (bench/): ratios, not tests
-#   make crosscheck nnperf's openvino / ort-cpu / tflite P50 vs benchmark_app / a bare ORT loop /
-#                   LiteRT's benchmark_litert_model (ratios)
+#   make crosscheck nnperf's openvino / ort-cpu / tflite / torch-compile P50 vs benchmark_app / a bare
+#                   ORT loop / LiteRT's benchmark_litert_model / a bare torch.compile loop (ratios)
 #   make fuzz       long fuzz runs (1M executions per target, see scripts/fuzz.sh)
 JOBS ?= $(shell nproc)
 BUILD ?= build
@@ -29,7 +30,7 @@ build: deps
 	cmake --build $(BUILD) -j$(JOBS)
 
 bench: build
-	$(BUILD)/nnperf bench
+	$(BUILD)/nnperf bench --cache $(BUILD)/bench-cache
 
 test: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNP_SANITIZE=ON

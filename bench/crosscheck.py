@@ -11,6 +11,10 @@ run, on the same model file, threads and batch:
   tflite:   nnperf's tflite row P50    vs  LiteRT's own ai_edge_litert.tools.benchmark_litert_model
             median, on the same .tflite file (written once by `nnperf convert --to tflite`,
             given to the row as tflite:model=FILE) and --num_threads T
+  torch-compile: nnperf's torch-compile row P50 vs a bare torch.compile loop in the PyTorch 2
+            venv (the same ONNX->torch module, torch.set_num_threads, Inductor default mode,
+            inference_mode, perf_counter per call); both share one Inductor cache folder, so
+            only the first compile is cold
 
 Prints each pair, the median of the paired ratios (nnperf / framework) over --repeats
 interleaved pairs, and whether it is within 10%. A ratio
@@ -44,7 +48,7 @@ def load_avg():
 def nnperf_p50(nnperf, model, backend, threads, iterations, work, options=None):
     out = os.path.join(work, f"{backend}.json")
     cmd = [nnperf, "bench", model, "--backends", backend, "--threads", str(threads), "--batch", "1",
-           "--iterations", str(iterations), "--min-time", "0", "--json", out]
+           "--iterations", str(iterations), "--min-time", "0", "--json", out, "--no-history"]
     if options:
         cmd += ["--backend-options", f"{backend}:{options}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -114,6 +118,40 @@ def ort_loop_median(model, threads, iterations):
     return statistics.median(times) * 1e3, iterations
 
 
+TORCH_LOOP = r"""
+import os, statistics, sys, time
+import numpy as np, onnx, torch
+from nnperf_worker.onnx_to_torch import OnnxModule
+model, threads, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
+m = OnnxModule(onnx.load(model)).eval()
+shape = [d.dim_value or 1 for d in onnx.load(model, load_external_data=False).graph.input[0].type.tensor_type.shape.dim]
+x = torch.from_numpy(np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32))
+f = torch.compile(m, backend="inductor", fullgraph=True)
+with torch.inference_mode():
+    for _ in range(20):
+        f(x)
+    times = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        f(x)
+        times.append(time.perf_counter() - t0)
+print(statistics.median(times) * 1e3)
+"""
+
+
+def torch_compile_loop_median(model, threads, iterations, cache, here):
+    cachedir = os.environ.get("NNP_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "nnperf"))
+    py = os.environ.get("NNPERF_TORCH_PYTHON", os.path.join(cachedir, "venv-torch2", "bin", "python"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "python"), TORCHINDUCTOR_CACHE_DIR=cache,
+               TRITON_CACHE_DIR=os.path.join(cache, "triton"), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    r = subprocess.run([py, "-c", TORCH_LOOP, model, str(threads), str(iterations)], capture_output=True,
+                       text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"bare torch.compile loop failed: {r.stderr.strip()[-300:]}")
+    return float(r.stdout.split()[-1]), iterations
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -141,21 +179,25 @@ def main():
                  ("ort-cpu", "Python loop over InferenceSession.run",
                   lambda: ort_loop_median(model, a.threads, a.iterations)),
                  ("tflite", "benchmark_litert_model (LiteRT's own)",
-                  lambda: litert_benchmark_median(tfl, a.threads, a.iterations, work))]
+                  lambda: litert_benchmark_median(tfl, a.threads, a.iterations, work)),
+                 ("torch-compile", "bare torch.compile loop",
+                  lambda: torch_compile_loop_median(model, a.threads, a.iterations, inductor, here))]
         try:
             tfl = tflite_file(a.nnperf, model, work)
         except RuntimeError as e:
             tfl = None
             print(f"  tflite    cannot convert: {e}")
+        inductor = os.path.join(work, "inductor")  # shared: only the first compile is cold
+        options = {"torch-compile": f"cache_dir={inductor}", "tflite": f"model={tfl}"}
         failed = 0
         for backend, what, own in pairs:
             try:
                 runs = []
-                opts = f"model={tfl}" if backend == "tflite" else None
                 if backend == "tflite" and tfl is None:
                     raise RuntimeError("no .tflite file")
                 for _ in range(a.repeats):  # interleaved, so a burst of load hits both sides alike
-                    runs.append((nnperf_p50(a.nnperf, model, backend, a.threads, a.iterations, work, opts), own()))
+                    runs.append((nnperf_p50(a.nnperf, model, backend, a.threads, a.iterations, work,
+                                            options.get(backend)), own()))
                 ratios = sorted(r[0][0] / r[1][0] for r in runs)
                 k = len(ratios) // 2
                 ratio = ratios[k] if len(ratios) % 2 else (ratios[k - 1] + ratios[k]) / 2
@@ -167,7 +209,7 @@ def main():
                 failed += 1
                 continue
             verdict = "within 10%" if abs(ratio - 1) <= 0.10 else "OUTSIDE 10%"
-            print(f"  {backend:9s} nnperf P50 {ours:8.3f} ms ({n1} samples)  vs  {what} median {theirs:8.3f} ms "
+            print(f"  {backend:13s} nnperf P50 {ours:8.3f} ms ({n1} samples)  vs  {what} median {theirs:8.3f} ms "
                   f"({n2})  median paired ratio {ratio:.3f}  {verdict}")
             print(f"            pairs (nnperf/framework ms): "
                   f"{', '.join(f'{r[0][0]:.2f}/{r[1][0]:.2f}' for r in runs)}")

@@ -9,10 +9,12 @@
 #   gguf           transformers' GGUF reader
 #   accelerate     transformers refuses GGUF files without it
 #   numpy          tensors in and out of the worker
+#   onnx           the torch rows (torch-eager, torchscript, torch-compile) read the row's ONNX
+#                  model with onnx.load and convert it (python/nnperf_worker/onnx_to_torch.py)
 # Idempotent: a stamp records the pins; a venv with other pins is upgraded in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pins=(torch==2.14.1 transformers==5.23.0 gguf==0.19.0 accelerate==1.15.0 numpy==2.4.6)
+pins=(torch==2.14.1 transformers==5.23.0 gguf==0.19.0 accelerate==1.15.0 numpy==2.4.6 onnx==1.23.2)
 cache="${NNP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nnperf}"
 venv="$cache/venv-torch2"
 stamp="$venv/.stamp-$(echo "${pins[*]}" | md5sum | cut -c1-12)"

@@ -23,8 +23,9 @@ extern "C" {
 #define NNP_RESULT_SCHEMA_VERSION 1
 /* Additions within version 1 (docs/result-schema.md): 1 the load and coldstart
  * documents, 2 "kind", those sections in the common document, latency reservoirs,
- * 3 accuracy.criterion (int8/mixed rows' within_tol judged by cosine and top-1). */
-#define NNP_RESULT_SCHEMA_MINOR 3
+ * 3 accuracy.criterion (int8/mixed rows' within_tol judged by cosine and top-1),
+ * 4 footprint, energy, device, device_memory, extra_phases, realistic per row. */
+#define NNP_RESULT_SCHEMA_MINOR 4
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 
@@ -63,6 +64,25 @@ typedef struct nnp_accuracy {
                           * "max_rel <= 1e-04" (fp32) or "cosine >= 0.99, ..." (int8);
                           * empty in results of nnperf before it (max_rel per precision) */
 } nnp_accuracy;
+
+/* What a worker reports beyond timing (docs/worker-protocol.md: the footprint, energy,
+ * device and phase records); -1 or "" where the worker did not say. */
+#define NNP_MAX_EXTRA_PHASES 8
+typedef struct nnp_row_extras {
+  int64_t runtime_bytes;   /* distinct files the worker loaded (mapped; Python: + imported modules) */
+  int runtime_files;
+  int64_t model_bytes;     /* the model file(s) as this backend loads them */
+  double energy_j;         /* joules per inference over the steady state; -1: no counter */
+  char energy_source[128]; /* the counter read ("rapl: package-0"), or why none */
+  char device[32];         /* where the row ran: "cpu", "cuda:0" */
+  char device_info[192];   /* GPU model, driver, clocks of a device row */
+  int64_t dev_alloc_peak, dev_reserved_peak; /* the framework allocator's peaks, bytes */
+  int64_t dev_process_bytes; /* the process's device memory from NVML */
+  int n_phases;            /* phases beyond load/first, e.g. cuda_context (seconds) */
+  char phase_name[NNP_MAX_EXTRA_PHASES][24];
+  double phase_s[NNP_MAX_EXTRA_PHASES];
+  bool realistic;          /* --realistic: fresh input per iteration, host->device copy timed */
+} nnp_row_extras;
 
 typedef struct nnp_bench_row {
   /* configuration */
@@ -118,6 +138,7 @@ typedef struct nnp_bench_row {
   /* CPU share (src/bench/cpu_share.c), over the worker processes' lifetimes: their CPU
    * time, wall time, and the average CPUs other processes kept busy meanwhile (-1 unknown) */
   double worker_cpu_s, worker_wall_s, other_cpus;
+  nnp_row_extras ext;
 } nnp_bench_row;
 
 /* Whether the row's threads competed for cpus CPUs: more threads than CPUs, or threads plus

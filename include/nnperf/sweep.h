@@ -104,13 +104,16 @@ typedef struct nnp_sweep_spec {
   nnp_plan_options plan;              /* input bindings (--dim, --shape NAME:DIMS) and the native
                                        * engine's passes / memory plan (sent as its options) */
   const char *backend_options;        /* "B:K=V,...": options for backend B; or NULL */
-  const char *cache_dir;              /* native plan cache: each native row gets a warm-cache twin; or NULL */
+  const char *cache_dir;              /* native plan cache (torch-compile: DIR/inductor): each native and
+                                       * torch-compile row gets a warm-cache twin; or NULL */
   const char *torch_model;            /* MODULE:FACTORY for the torch rows; or NULL */
   const char *int8_model;             /* the int8 rows run this QDQ file; or NULL */
   /* every point of the axes above runs once per variant, variant by variant (the outermost
    * axis: all of variant 0's rows come first); 0: no variants */
   int n_variants;
   const nnp_sweep_variant *variants;
+  const char *device;                 /* "cuda[:N]": where the torch rows run; NULL or "cpu": the CPU */
+  bool realistic;                     /* each row gets a twin with a fresh input per iteration */
   /* how to measure */
   nnp_loop_spec loop;
   uint64_t seed;                      /* inputs and bootstrap */

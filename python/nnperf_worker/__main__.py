@@ -7,7 +7,9 @@ import time
 
 T_START = time.monotonic_ns() * 1e-9
 
-from . import adapters, inputs, protocol, timing  # noqa: E402
+import numpy as np  # noqa: E402
+
+from . import adapters, footprint, inputs, protocol, timing  # noqa: E402
 
 
 def vmhwm():
@@ -107,6 +109,48 @@ def serve(stdin, w, a, prepare):
         w.flush()
 
 
+def realistic_infer(spec, a, feed, last):
+    """--realistic: per iteration, inside the timed region, a fresh input is written into a
+    host buffer (alternately a second seeded input and the spec's) and handed to the
+    framework (set_inputs: for a device row the host->device copy), then one inference."""
+    host = {n: np.array(v) for n, v in feed.items()}
+    other = {n: inputs.fill_seeded(v.shape, v.dtype, spec.seed + 7919 + k) for k, (n, v) in enumerate(spec.inputs)}
+    turn = [0]
+
+    def infer():
+        src = other if turn[0] & 1 else feed
+        turn[0] += 1
+        for n, buf in host.items():
+            np.copyto(buf, src[n])
+        a.set_inputs(host)
+        last[0] = a.run()
+    return infer
+
+
+def energy_meter(a):
+    meter = getattr(a, "energy_meter", None)
+    return meter() if meter else footprint.Rapl()
+
+
+def report_tail(w, spec, a, taken, meter):
+    """footprint, energy and device memory records (docs/worker-protocol.md)."""
+    # the model as this backend loads it: an adapter that runs another file (tflite: the
+    # converted .tflite) names it; neither file counts as runtime (an mmapped model would)
+    model = getattr(a, "model_path", None) or spec.model
+    # a cache folder holds what was compiled from the model (plan, kernels), not runtime
+    dirs = [d for d in (spec.options.get("cache_dir"), getattr(a, "cache_dir", None)) if d]
+    rb, rf = footprint.runtime_bytes(spec.model, model, exclude_dirs=dirs)
+    w.line(f"footprint {rb} {rf} {footprint.file_bytes(model)}")
+    j = meter[0].joules() if meter[0] is not None and taken[0] > 1 else -1.0
+    if j >= 0:
+        w.line(f"energy {j:.9g} {taken[0] - 1} {meter[0].source}")
+    else:
+        w.line("energy -1 0 " + (meter[0].source if meter[0] is not None else "not measured (fewer than 2 samples)"))
+    mem = getattr(a, "device_memory", None)
+    if mem:
+        w.line("device_memory %d %d %d" % mem())
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--probe":
         return probe(sys.argv[2])
@@ -127,6 +171,8 @@ def main():
         return 1
     a = cls()
     try:
+        if hasattr(a, "prepare_env"):  # before the framework is imported (e.g. Inductor's cache folder)
+            a.prepare_env(spec)
         w.line(f"version {a.probe()}")
         shapes = {name: arr.shape for name, arr in spec.inputs}
         if spec.dynamic:
@@ -136,6 +182,10 @@ def main():
         w.line(f"load {rep['parse_s']:.9f} {rep['compile_s']:.9f} {rep['load_s']:.9f} {rep['threads']}")
         if rep.get("note"):
             w.line(f"note {rep['note']}")
+        if rep.get("device"):
+            w.line(f"device {rep['device']}")
+        for pname, psec in rep.get("phases", ()):
+            w.line(f"phase {pname} {psec:.9f}")
         feed = dict(spec.inputs)
         prepare = None
         if spec.dynamic:
@@ -174,18 +224,33 @@ def main():
         def infer():
             last[0] = a.run()
 
-        warm, stable, n, capped = timing.timing_loop(spec.loop, infer, w.sample, prepare)
+        realistic = spec.realistic and not spec.dynamic
+        if realistic:
+            infer = realistic_infer(spec, a, feed, last)
+        taken, meter = [0], [None]
+
+        def sink(seconds):  # the energy window: from the first steady-state sample to the last
+            if taken[0] == 0:
+                meter[0] = energy_meter(a)
+            taken[0] += 1
+            w.sample(seconds)
+
+        warm, stable, n, capped = timing.timing_loop(spec.loop, infer, sink, prepare)
         w.flush_samples()
+        if realistic:  # the last outputs answer the spec's inputs (accuracy), untimed
+            a.set_inputs(feed)
+            last[0] = a.run()
         w.line(f"warmup {warm} {1 if stable else 0}")
         for k, (oname, arr) in enumerate(zip(a.output_names, last[0] if last[0] is not None else out)):
             w.tensor("last", k, oname, arr)
         w.line(f"summary {n} {1 if capped else 0}")
+        report_tail(w, spec, a, taken, meter)
         w.line(f"memory {vmhwm()}")
         w.line("done")
         w.flush()
         return 0
     except adapters.Unavailable as e:
-        w.error("unsupported", e)
+        w.error("unavailable", e)
     except adapters.Unsupported as e:
         w.error("unsupported", e)
     except MemoryError as e:

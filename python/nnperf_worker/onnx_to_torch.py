@@ -50,6 +50,10 @@ class OnnxModule(torch.nn.Module):
         self.steps = []
         for n in g.node:
             self.steps.append(self._compile(n))
+        # Python values of the small constants, taken now: forward() must not run numpy on
+        # them, or torch.compile's Dynamo traces into numpy (and fails on float(ndarray))
+        self.py_consts = {k: np.asarray(v).reshape(-1).tolist() for k, v in self.consts.items()
+                          if np.asarray(v).size <= 1024 and np.asarray(v).dtype.kind in "fiub"}
 
     # values: Python-side constants first (shapes), then buffers, then computed tensors
     def _get(self, env, name):
@@ -73,8 +77,13 @@ class OnnxModule(torch.nn.Module):
     def _ints_of(self, env, name):
         """Integer list input (shape, starts, axes): a conversion-time constant when it is
         one, else read from the computed tensor (a trace then records it as a constant)."""
-        c = self._const(name)
+        c = self._const_list(name)
         return _ints(c) if c is not None else _ints(self._get(env, name))
+
+    def _const_list(self, name):
+        """A small conversion-time constant as a flat Python list (None when not one)."""
+        return self.py_consts.get(name) if hasattr(self, "py_consts") else \
+            (None if self._const(name) is None else np.asarray(self._const(name)).reshape(-1).tolist())
 
     def _compile(self, n):
         op, a, ins, outs = n.op_type, _attrs(n), list(n.input), list(n.output)
@@ -197,9 +206,9 @@ class OnnxModule(torch.nn.Module):
     def _op_Clip(self, env, a, ins, outs):
         lo, hi = a.get("min"), a.get("max")
         if len(ins) > 1 and ins[1]:
-            lo = float(self._const(ins[1]))
+            lo = float(self._const_list(ins[1])[0])
         if len(ins) > 2 and ins[2]:
-            hi = float(self._const(ins[2]))
+            hi = float(self._const_list(ins[2])[0])
         x = self._x(env, ins)
         if lo == 0.0 and hi == 6.0:
             env[outs[0]] = F.relu6(x)  # what torchvision's ReLU6 is
@@ -313,7 +322,7 @@ class OnnxModule(torch.nn.Module):
         pads = self._ints_of(env, ins[1]) if len(ins) > 1 else list(a["pads"])
         value = 0.0
         if len(ins) > 2 and ins[2]:
-            value = float(self._const(ins[2]))
+            value = float(self._const_list(ins[2])[0])
         elif "value" in a:
             value = float(a["value"])
         r = x.dim()
@@ -385,7 +394,7 @@ class OnnxModule(torch.nn.Module):
         if "axes" in a:
             return list(a["axes"])
         if len(ins) > 1 and ins[1]:
-            return _ints(self._const(ins[1]))  # axes must be static for a traceable module
+            return _ints(self._const_list(ins[1]))  # axes must be static for a traceable module
         return None
 
     def _op_Unsqueeze(self, env, a, ins, outs):
@@ -430,7 +439,7 @@ class OnnxModule(torch.nn.Module):
         axis = _norm_axis(a.get("axis", 0), x.dim())
         split = a.get("split")
         if split is None and len(ins) > 1 and ins[1]:
-            split = _ints(self._const(ins[1]))
+            split = _ints(self._const_list(ins[1]))
         if split is None:
             split = [x.shape[axis] // len(outs)] * len(outs)
         for o, t in zip(outs, torch.split(x, list(split), axis)):

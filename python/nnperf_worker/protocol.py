@@ -26,6 +26,8 @@ class Spec:
         self.dynamic = None       # (index, [(lo, hi)...], name)
         self.mode = "bench"       # "serve": answer inference requests (docs/worker-protocol.md)
         self.streams = 1          # serve mode: requests run at once
+        self.device = "cpu"       # "cuda:N": the torch rows run there
+        self.realistic = False    # fresh input per timed iteration (docs/worker-protocol.md)
 
 
 def _read_exact(stream, n):
@@ -98,6 +100,10 @@ def read_spec(stream):
                          float(vals[6]), float(vals[7]) if len(vals) > 7 else 10.0]
         elif key == "mode":
             spec.mode = rest
+        elif key == "device":
+            spec.device = rest
+        elif key == "realistic":
+            spec.realistic = rest.strip() == "1"
         elif key == "streams":
             spec.streams = max(1, int(rest))
         elif key == "dynamic":

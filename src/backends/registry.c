@@ -11,9 +11,6 @@
 #ifndef NNP_DEFAULT_PYTHON
 #define NNP_DEFAULT_PYTHON ".venv/bin/python"
 #endif
-#ifndef NNP_TORCH_PYTHON
-#define NNP_TORCH_PYTHON "/usr/bin/python3" /* Debian python3-torch: not importable from .venv */
-#endif
 #ifndef NNP_DEFAULT_PYTHONPATH
 #define NNP_DEFAULT_PYTHONPATH "python"
 #endif
@@ -30,13 +27,14 @@ static const nnp_backend_entry entries[] = {
      "scripts/install-python.sh (PyPI openvino into .venv)", 0},
     {"xnnpack", NNP_BACKEND_INPROC, &nnp_backend_xnnpack, "XNNPACK subgraph API (Debian libxnnpack), CNN ops",
      "scripts/install-deps.sh (libxnnpack-dev libpthreadpool-dev), then rebuild", 0},
-    {"torch-eager", NNP_BACKEND_EXTERNAL, NULL, "PyTorch eager nn.Module (ONNX converted by nnperf; Python worker)",
-     "scripts/install-deps.sh (Debian python3-torch python3-onnx)", 0},
+    {"torch-eager", NNP_BACKEND_EXTERNAL, NULL,
+     "PyTorch 2 eager nn.Module (ONNX converted by nnperf; Python worker; --device cpu|cuda[:N])",
+     "scripts/install-torch2.sh (pip install torch==2.14.1 onnx into ~/.cache/nnperf/venv-torch2)", 0},
     {"torchscript", NNP_BACKEND_EXTERNAL, NULL,
-     "PyTorch TorchScript: jit.trace + freeze + optimize_for_inference (Python worker)",
-     "scripts/install-deps.sh (Debian python3-torch python3-onnx)", 0},
-    {"torch-compile", NNP_BACKEND_EXTERNAL, NULL, "PyTorch torch.compile, Inductor (Python worker; PyTorch >= 2.0)",
-     "pip install 'torch>=2.0' into the interpreter set by NNPERF_TORCH_PYTHON", 0},
+     "PyTorch 2 TorchScript: jit.trace + freeze + optimize_for_inference (Python worker; --device)",
+     "scripts/install-torch2.sh (pip install torch==2.14.1 onnx into ~/.cache/nnperf/venv-torch2)", 0},
+    {"torch-compile", NNP_BACKEND_EXTERNAL, NULL, "PyTorch 2 torch.compile, Inductor (Python worker; --device)",
+     "scripts/install-torch2.sh (pip install torch==2.14.1 onnx into ~/.cache/nnperf/venv-torch2)", 0},
     {"tflite", NNP_BACKEND_EXTERNAL, NULL, "LiteRT (TFLite) Interpreter + XNNPACK delegate, ONNX converted by nnperf (Python worker)",
      "scripts/install-python.sh (PyPI ai-edge-litert into .venv)", 0},
     {"ort-cuda", NNP_BACKEND_EXTERNAL, NULL, "ONNX Runtime, CUDA execution provider (Python worker; NVIDIA GPU)",
@@ -66,12 +64,23 @@ const char *nnp_external_python(void) {
   return p && *p ? p : NNP_DEFAULT_PYTHON;
 }
 
+/* The PyTorch 2 venv of scripts/install-torch2.sh: $NNP_CACHE, else $XDG_CACHE_HOME/nnperf,
+ * else ~/.cache/nnperf, then /venv-torch2/bin/python (the same rule as the script). */
+static const char *torch2_python(void) {
+  static char path[4096];
+  const char *cache = getenv("NNP_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (cache && *cache) snprintf(path, sizeof path, "%s/venv-torch2/bin/python", cache);
+  else if (xdg && *xdg) snprintf(path, sizeof path, "%s/nnperf/venv-torch2/bin/python", xdg);
+  else snprintf(path, sizeof path, "%s/.cache/nnperf/venv-torch2/bin/python", home && *home ? home : "");
+  return path;
+}
+
 const char *nnp_external_python_for(const nnp_backend_entry *e) {
   static const char *const torch_rows[] = {"torch-eager", "torchscript", "torch-compile"};
   for (size_t i = 0; e && i < sizeof torch_rows / sizeof *torch_rows; i++)
     if (!strcmp(e->name, torch_rows[i])) {
       const char *p = getenv("NNPERF_TORCH_PYTHON");
-      return p && *p ? p : NNP_TORCH_PYTHON;
+      return p && *p ? p : torch2_python();
     }
   return nnp_external_python();
 }

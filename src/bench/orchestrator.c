@@ -61,6 +61,39 @@ static nnp_status keep_output(nnp_bench_row *r, const nnp_proto_msg *m) {
   return NNP_OK;
 }
 
+static int64_t tok_i64(const char *t) { return strtoll(t, NULL, 10); }
+
+/* The records beyond timing (footprint, energy, device, device_memory, phase); 1 when
+ * tok[0] was one of them. Malformed numbers read as 0 or -1: they describe, never time. */
+static int handle_extras(nnp_row_extras *x, char **tok, int n, const char *rest) {
+  if (!strcmp(tok[0], "footprint") && n >= 4) {
+    x->runtime_bytes = tok_i64(tok[1]);
+    x->runtime_files = (int)tok_i64(tok[2]);
+    x->model_bytes = tok_i64(tok[3]);
+  } else if (!strcmp(tok[0], "energy") && n >= 3) {
+    double j = atof(tok[1]);
+    int64_t inferences = tok_i64(tok[2]);
+    x->energy_j = j >= 0 && inferences > 0 ? j / (double)inferences : -1;
+    const char *src = rest + strlen(tok[1]) + 1 + strlen(tok[2]);
+    while (*src == ' ') src++;
+    snprintf(x->energy_source, sizeof x->energy_source, "%s", src);
+  } else if (!strcmp(tok[0], "device")) {
+    snprintf(x->device_info, sizeof x->device_info, "%s", rest);
+  } else if (!strcmp(tok[0], "device_memory") && n >= 4) {
+    x->dev_alloc_peak = tok_i64(tok[1]);
+    x->dev_reserved_peak = tok_i64(tok[2]);
+    x->dev_process_bytes = tok_i64(tok[3]);
+  } else if (!strcmp(tok[0], "phase") && n >= 3) {
+    if (x->n_phases < NNP_MAX_EXTRA_PHASES) {
+      snprintf(x->phase_name[x->n_phases], sizeof x->phase_name[0], "%s", tok[1]);
+      x->phase_s[x->n_phases++] = atof(tok[2]);
+    }
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* Handles one record from the worker. */
 static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_progress_fn progress, void *ud,
                          const nnp_row_request *req) {
@@ -73,6 +106,7 @@ static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_p
   int n = nnp_proto_split(line, tok, 80);
   if (!n) return NNP_OK;
   const char *rest = copy + (strlen(tok[0]) < strlen(copy) ? strlen(tok[0]) + 1 : strlen(copy));
+  if (handle_extras(&r->ext, tok, n, rest)) return NNP_OK;
   if (!strcmp(tok[0], "ready") && n >= 3) {
     r->spawn_to_ready_s = atof(tok[2]) - t_spawn;
     if (progress) progress(ud, "load", 0, 0);
@@ -130,6 +164,8 @@ static void write_spec(FILE *f, const nnp_row_request *q) {
   if (q->mem_limit > 0) fprintf(f, "memlimit %lld\n", q->mem_limit);
   if (q->serve) fprintf(f, "mode serve\n");
   if (q->serve && q->streams > 1) fprintf(f, "streams %d\n", q->streams);
+  if (q->device && q->device[0] && strcmp(q->device, "cpu") != 0) fprintf(f, "device %s\n", q->device);
+  if (q->realistic) fprintf(f, "realistic 1\n");
   const nnp_loop_spec *l = &q->loop;
   fprintf(f, "loop %d %d %d %.6g %d %.6g %.6g %.6g\n", l->warmup_min, l->warmup_max, l->warmup_window, l->warmup_tol,
           l->iterations, l->min_time_s, l->max_time_s, l->warmup_max_time_s);
@@ -156,6 +192,17 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
   row->spawn_to_ready_s = row->parse_s = row->compile_s = row->load_s = row->first_s = row->cold_start_s = -1;
   row->peak_rss_bytes = row->vmhwm_bytes = -1;
   row->exit_status = -1;
+  nnp_row_extras *x = &row->ext;
+  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
+  x->runtime_files = -1;
+  x->energy_j = -1;
+  snprintf(x->device, sizeof x->device, "%s", req->device && req->device[0] ? req->device : "cpu");
+  x->realistic = req->realistic != 0;
+  if (strcmp(x->device, "cpu") != 0 || x->realistic) { /* labels name rows: say what differs */
+    size_t l = strlen(row->label);
+    snprintf(row->label + l, sizeof row->label - l, "%s%s%s", strcmp(x->device, "cpu") ? " " : "",
+             strcmp(x->device, "cpu") ? x->device : "", x->realistic ? " realistic" : "");
+  }
 }
 
 nnp_status nnp_worker_spawn(const nnp_row_request *req, nnp_worker_proc *p) {
@@ -237,8 +284,9 @@ static void set_outcome(nnp_bench_row *row, const nnp_row_request *req, const ro
     }
   } else if (rr->got_error) {
     row->status = !strcmp(rr->error_kind, "unsupported") ? NNP_ROW_UNSUPPORTED
+                  : !strcmp(rr->error_kind, "unavailable") ? NNP_ROW_UNAVAILABLE
                   : !strcmp(rr->error_kind, "nomem")     ? NNP_ROW_OOM
-                                                         : NNP_ROW_FAILED;
+                                                        : NNP_ROW_FAILED;
   } else if (row->term_signal) {
     row->status = row->term_signal == SIGKILL ? NNP_ROW_OOM : NNP_ROW_CRASHED;
     snprintf(row->reason, sizeof row->reason, "worker killed by signal %d (%s)%s%s%s", row->term_signal,

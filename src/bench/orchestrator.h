@@ -32,6 +32,8 @@ typedef struct nnp_row_request {
   int pin_cpus;             /* > 0: pin the worker to CPUs 0..pin_cpus-1 */
   int serve;                /* serve mode (docs/worker-protocol.md): requests on stdin after the spec */
   int streams;              /* serve mode: requests the worker may run at once (0 or 1: one) */
+  const char *device;       /* "cuda:0" etc. for rows that run on a device; NULL or "cpu": the CPU */
+  int realistic;            /* fresh input per iteration, written and copied inside the timed region */
 } nnp_row_request;
 
 /* Starts one worker for req in its own process group (pinned, with the environment an

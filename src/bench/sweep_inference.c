@@ -5,6 +5,8 @@
  * batch, then threads, then precision, then backend, so the reference row of a batch
  * comes before the rows compared with it. */
 #define _GNU_SOURCE /* sched_getaffinity */
+#include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,7 +25,8 @@
 #include "nnperf/sweep.h"
 #include "zoo/zoo_file.h"
 
-#define MAX_BACKENDS (2 * NNP_SWEEP_MAX_AXIS) /* each native row may get a plan-cache twin */
+/* each native / torch-compile row may get a warm-cache twin, and each of those a realistic one */
+#define MAX_BACKENDS (4 * NNP_SWEEP_MAX_AXIS)
 
 typedef struct inference_state {
   const nnp_sweep_spec *spec;
@@ -32,13 +35,14 @@ typedef struct inference_state {
   char self[4096]; /* this binary: the C worker is `nnperf __worker` */
   int n_backends;
   const nnp_backend_entry *backends[MAX_BACKENDS];
-  int with_cache[MAX_BACKENDS], available[MAX_BACKENDS];
+  int with_cache[MAX_BACKENDS], realistic[MAX_BACKENDS], available[MAX_BACKENDS];
   char unavailable_why[MAX_BACKENDS][256];
   int n_prec, n_batch, n_threads, n_variants, n_rows;
   nnp_precision precisions[NNP_SWEEP_MAX_AXIS];
   int64_t batches[NNP_SWEEP_MAX_AXIS];
   int threads[NNP_SWEEP_MAX_AXIS];
   nnp_sweep_inputs *inputs; /* one per batch */
+  char inductor_root[64];   /* per-row Inductor caches of this sweep (inductor_row_dir); "" none yet */
 } inference_state;
 
 /* Where row index sits on the axes. */
@@ -55,6 +59,9 @@ typedef struct row_call {
   int cached;   /* the plan-cache twin */
   const char *variant; /* the spec's variant name, or NULL */
 } row_call;
+
+/* The backend whose rows may get a warm-cache twin (--cache): its cache, cold and warm. */
+static int has_cache_twin(const char *backend) { return !strcmp(backend, "native") || !strcmp(backend, "torch-compile"); }
 
 static int allowed_cpus(void) {
   cpu_set_t set;
@@ -88,20 +95,20 @@ static nnp_status open_backends(inference_state *st) {
   }
   for (int k = 0; !s->n_backends && k < nnp_backend_count() && st->n_backends < NNP_SWEEP_MAX_AXIS; k++)
     if (!nnp_backend_get(k)->hidden) st->backends[st->n_backends++] = nnp_backend_get(k);
-  /* --cache DIR: the twin runs right after its native row, so the table shows cold
-   * start without and with a warm cache side by side */
+  /* --cache DIR: the twin runs right after its row (native, torch-compile), so the table
+   * shows cold start without and with a warm cache side by side; --realistic: every row
+   * is followed by its twin with fresh inputs per iteration */
   const nnp_backend_entry *named[MAX_BACKENDS];
   int n = st->n_backends;
   memcpy(named, st->backends, sizeof *named * (size_t)n);
   st->n_backends = 0;
-  for (int k = 0; k < n; k++) {
-    st->backends[st->n_backends] = named[k];
-    st->with_cache[st->n_backends++] = 0;
-    if (s->cache_dir && !strcmp(named[k]->name, "native") && n + st->n_backends - k - 1 < NNP_SWEEP_MAX_AXIS) {
-      st->backends[st->n_backends] = named[k];
-      st->with_cache[st->n_backends++] = 1;
-    }
-  }
+  for (int k = 0; k < n; k++)
+    for (int cached = 0; cached <= (s->cache_dir && has_cache_twin(named[k]->name)); cached++)
+      for (int real = 0; real <= (int)s->realistic; real++) {
+        st->backends[st->n_backends] = named[k];
+        st->with_cache[st->n_backends] = cached;
+        st->realistic[st->n_backends++] = real;
+      }
   for (int k = 0; k < st->n_backends; k++) { /* asked once per backend */
     char version[256];
     st->available[k] = nnp_backend_probe(st->backends[k], version, sizeof version) == NNP_OK;
@@ -168,12 +175,18 @@ static nnp_status open_model(inference_state *st, int static_rank, const int64_t
   return NNP_OK;
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path) != 0 && errno != ENOENT;
+}
+
 static void inference_close(void *state) {
   inference_state *st = state;
   if (!st) return;
   for (int b = 0; st->inputs && b < st->n_batch; b++) nnp_sweep_inputs_free(&st->inputs[b]);
   nnp_free(st->inputs);
   nnp_graph_destroy(st->g);
+  if (st->inductor_root[0]) nftw(st->inductor_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (st->model_path[0]) nnp_zoo_model_file_remove(st->model_path, st->tmpdir);
   nnp_free(st);
 }
@@ -214,9 +227,23 @@ static void append_opt(row_call *c, const char *fmt, const char *a, unsigned x, 
   else snprintf(c->opts + ol, sizeof c->opts - ol, fmt, x, y);
 }
 
+/* torch-compile rows without --cache: an empty Inductor cache folder per row under one
+ * temporary folder, so the row's first process compiles cold (its phases and cold start
+ * are the cold ones) and the others reuse it instead of compiling again; removed when the
+ * sweep closes. None when it cannot be made (then each worker uses its own fresh one). */
+static void inductor_row_dir(inference_state *st, int index, row_call *c) {
+  if (!st->inductor_root[0]) {
+    snprintf(st->inductor_root, sizeof st->inductor_root, "/tmp/nnperf-inductor-XXXXXX");
+    if (!mkdtemp(st->inductor_root)) st->inductor_root[0] = 0;
+  }
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/row%d", st->inductor_root, index);
+  if (st->inductor_root[0]) append_opt(c, "cache_dir=%s", dir, 0, 0);
+}
+
 /* The worker request of row index: options for its backend (the spec's B:K=V..., the
  * native engine's passes, the plan cache, the torch module), inputs of its batch. */
-static void build_call(const inference_state *st, int index, row_call *c) {
+static void build_call(inference_state *st, int index, row_call *c) {
   const nnp_sweep_spec *s = st->spec;
   row_point p = point_of(st, index);
   const nnp_backend_entry *e = st->backends[p.k];
@@ -227,7 +254,9 @@ static void build_call(const inference_state *st, int index, row_call *c) {
   if (!strcmp(e->name, "native") && (s->plan.passes != NNP_PASS_DEFAULT || !s->plan.memory_plan))
     append_opt(c, "passes=0x%x,memory_plan=%d", NULL, s->plan.passes, s->plan.memory_plan ? 1 : 0);
   c->cached = st->with_cache[p.k];
-  if (c->cached) append_opt(c, "cache_dir=%s", s->cache_dir, 0, 0);
+  int compile = !strcmp(e->name, "torch-compile");
+  if (c->cached) append_opt(c, compile ? "cache_dir=%s/inductor" : "cache_dir=%s", s->cache_dir, 0, 0);
+  else if (compile && !strstr(c->opts, "cache_dir=")) inductor_row_dir(st, index, c);
   if (s->torch_model && !strncmp(e->name, "torch", 5)) append_opt(c, "model=%s", s->torch_model, 0, 0);
   const nnp_sweep_variant *v = s->n_variants > 0 ? &s->variants[p.vi] : NULL;
   if (v && v->options && v->options[0]) append_opt(c, "%s", v->options, 0, 0);
@@ -239,7 +268,9 @@ static void build_call(const inference_state *st, int index, row_call *c) {
                              .batch = st->batches[p.bi], .scenario = in->scenario, .n_inputs = in->n_inputs,
                              .inputs = in->inputs, .input_names = in->names, .dyn_input = s->dynamic_shape ? 0 : -1,
                              .dyn_dims = in->dyn_dims, .loop = s->loop, .seed = s->seed, .timeout_s = s->timeout_s,
-                             .mem_limit = s->mem_limit_bytes, .pin_cpus = s->pin ? threads : 0};
+                             .mem_limit = s->mem_limit_bytes, .pin_cpus = s->pin ? threads : 0,
+                             .realistic = st->realistic[p.k],
+                             .device = s->device && !strncmp(e->name, "torch", 5) ? s->device : "cpu"};
   c->int8_row = s->int8_model && st->precisions[p.pi] == NNP_INT8;
   if (c->int8_row) { /* as given: fp32 I/O, int8 inside; never the reference, int8's tolerance */
     c->req.model_path = s->int8_model;

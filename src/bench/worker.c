@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench/footprint.h"
 #include "bench/protocol.h"
 #include "bench/timing_loop.h"
 #include "nnperf/alloc.h"
@@ -25,6 +26,8 @@ typedef struct worker_spec {
   nnp_loop_spec loop;
   int serve; /* "mode serve": answer inference requests instead of running the timing loop */
   int streams; /* serve mode: requests run at once, each on its own loaded copy of the model */
+  char device[32]; /* "device" key: the C backends run on the CPU only */
+  int realistic;   /* "realistic 1": each timed iteration writes a fresh input first */
   /* dynamic-shape scenario: input dyn_input's dims are drawn per iteration from
    * [dyn_lo[d], dyn_hi[d]] (lo == hi for fixed dims); -1 when static */
   int dyn_input, dyn_rank;
@@ -39,6 +42,8 @@ typedef struct sample_sink {
   FILE *out;
   double buf[64];
   int n;
+  long taken;        /* steady-state samples so far */
+  nnp_energy energy; /* counters read at the first sample: the window is samples 2..N */
 } sample_sink;
 
 static void flush_samples(sample_sink *s) {
@@ -52,6 +57,7 @@ static void flush_samples(sample_sink *s) {
 
 static void on_sample(void *ud, double v) {
   sample_sink *s = ud;
+  if (s->taken++ == 0) nnp_energy_start(&s->energy, "/sys/class/powercap");
   s->buf[s->n++] = v;
   if (s->n == 64) flush_samples(s);
 }
@@ -163,6 +169,8 @@ static nnp_status read_spec(int fd, worker_spec *sp) {
     else if (!strcmp(tok[0], "memlimit")) sp->memlimit = atoll(rest);
     else if (!strcmp(tok[0], "mode")) sp->serve = !strcmp(rest, "serve");
     else if (!strcmp(tok[0], "streams")) sp->streams = atoi(rest);
+    else if (!strcmp(tok[0], "device")) snprintf(sp->device, sizeof sp->device, "%s", rest);
+    else if (!strcmp(tok[0], "realistic")) sp->realistic = atoi(rest) != 0;
     else if (!strcmp(tok[0], "loop")) {
       nnp_loop_spec *l = &sp->loop;
       /* the 8th field (warm-up time cap) is optional: older parents send 7 */
@@ -227,6 +235,57 @@ static nnp_status dyn_infer(void *ctx) {
     memcpy(dst->data, src->data, nnp_tensor_nbytes(dst));
   }
   return d->vt->run(d->state);
+}
+
+/* --realistic: what an application does per request, inside the timed region: write the
+ * next input (alternately a second seeded input and the spec's) into the backend's input
+ * buffer, then infer. For the C backends that buffer is the host buffer itself. */
+typedef struct real_ctx {
+  const nnp_backend_vtable *vt;
+  void *state;
+  worker_spec *sp;
+  nnp_tensor other[NNP_PLAN_MAX_BINDINGS]; /* the second input of each spec input */
+  long next;
+} real_ctx;
+
+static nnp_status real_infer(void *ctx) {
+  real_ctx *r = ctx;
+  int odd = (int)(r->next++ & 1);
+  for (int i = 0; i < r->vt->num_inputs(r->state); i++) {
+    nnp_tensor *dst = r->vt->input(r->state, i);
+    for (int k = 0; k < r->sp->n_inputs; k++)
+      if (!strcmp(r->sp->input_names[k], r->vt->input_name(r->state, i)))
+        memcpy(dst->data, (odd ? &r->other[k] : &r->sp->inputs[k])->data, nnp_tensor_nbytes(dst));
+  }
+  return r->vt->run(r->state);
+}
+
+static nnp_status real_setup(real_ctx *r) {
+  for (int k = 0; k < r->sp->n_inputs; k++) {
+    r->other[k] = r->sp->inputs[k];
+    r->other[k].data = NULL;
+    NNP_TRY(nnp_tensor_alloc(&r->other[k]));
+    nnp_fill_seeded(&r->other[k], r->sp->seed + 7919u + (uint64_t)k);
+  }
+  return NNP_OK;
+}
+
+static void real_free(real_ctx *r) {
+  for (int k = 0; k < NNP_PLAN_MAX_BINDINGS; k++) nnp_tensor_free(&r->other[k]);
+}
+
+/* The footprint and energy records (docs/worker-protocol.md), after the steady state. */
+static void report_footprint_energy(FILE *out, const worker_spec *sp, const sample_sink *sink) {
+  int64_t bytes = -1;
+  int files = -1;
+  char cache_dir[1024] = ""; /* the backend's cache_dir= option: its files are not runtime */
+  const char *cd = strstr(sp->options, "cache_dir=");
+  if (cd && (cd == sp->options || cd[-1] == ',')) snprintf(cache_dir, sizeof cache_dir, "%.*s", (int)strcspn(cd + 10, ","), cd + 10);
+  if (nnp_footprint_runtime(sp->model, cache_dir[0] ? cache_dir : NULL, &bytes, &files) != NNP_OK) bytes = -1, files = -1;
+  fprintf(out, "footprint %lld %d %lld\n", (long long)bytes, files, (long long)nnp_file_bytes(sp->model));
+  double j = sink->taken > 1 ? nnp_energy_joules(&sink->energy) : -1;
+  if (j >= 0) fprintf(out, "energy %.9g %ld %s\n", j, sink->taken - 1, sink->energy.source);
+  else fprintf(out, "energy -1 0 %s\n", sink->taken > 1 ? sink->energy.source : "not measured (fewer than 2 samples)");
 }
 
 /* Serve mode: "infer ID K" runs K inferences back to back and answers
@@ -451,6 +510,40 @@ static int serve_multi(int in_fd, FILE *out, const nnp_backend_vtable *vt, void 
   return finish(out, vt, state, sp);
 }
 
+/* The steady state after the first inference: warm-up and timed loop (the ideal loop,
+ * a dynamic scenario's or --realistic's), the last outputs, footprint and energy. */
+static int measure(FILE *out, const nnp_backend_vtable *vt, void *state, worker_spec *sp, dyn_ctx *dc) {
+  int dynamic = sp->dyn_input >= 0;
+  nnp_status st = NNP_OK;
+  static sample_sink sink;
+  sink.out = out;
+  nnp_loop_outcome lo;
+  static real_ctx rc;
+  rc = (real_ctx){.vt = vt, .state = state, .sp = sp};
+  int realistic = sp->realistic && !dynamic;
+  if (realistic) st = real_setup(&rc);
+  if (st == NNP_OK)
+    st = dynamic     ? nnp_timing_loop(&sp->loop, dyn_prepare, dyn_infer, dc, on_sample, &sink, &lo)
+         : realistic ? nnp_timing_loop(&sp->loop, NULL, real_infer, &rc, on_sample, &sink, &lo)
+                     : nnp_timing_loop(&sp->loop, NULL, vt->run, state, on_sample, &sink, &lo);
+  flush_samples(&sink);
+  nnp_tensor_free(&dc->cur);
+  real_free(&rc);
+  /* the last outputs must answer the spec's inputs for the accuracy check: untimed */
+  if (st == NNP_OK && realistic && (st = set_inputs(vt, state, sp)) == NNP_OK) st = vt->run(state);
+  if (st != NNP_OK) {
+    report_error(out, st);
+    vt->unload(state);
+    return 1;
+  }
+  fprintf(out, "warmup %d %d\n", lo.warmup_iterations, lo.warmup_stable ? 1 : 0);
+  for (int i = 0; i < vt->num_outputs(state); i++)
+    nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
+  fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
+  report_footprint_energy(out, sp, &sink);
+  return finish(out, vt, state, sp);
+}
+
 int nnp_worker_main(int in_fd, int out_fd) {
   double t_start = nnp_now();
   FILE *out = fdopen(out_fd, "w");
@@ -487,6 +580,11 @@ int nnp_worker_main(int in_fd, int out_fd) {
     return 1;
   }
   fprintf(out, "version %s\n", version);
+  if (sp.device[0] && strcmp(sp.device, "cpu") != 0) {
+    nnp_error(NNP_ERR_UNSUPPORTED, "backend '%s' runs on the CPU only, not on %s", sp.backend, sp.device);
+    report_error(out, NNP_ERR_UNSUPPORTED);
+    return 1;
+  }
   nnp_backend_config cfg = {.model_path = sp.model, .threads = sp.threads, .precision = sp.precision,
                             .options = sp.options, .n_shapes = sp.n_inputs};
   for (int i = 0; i < sp.n_inputs; i++) {
@@ -568,20 +666,5 @@ int nnp_worker_main(int in_fd, int out_fd) {
     }
     return finish(out, vt, state, &sp);
   }
-  sample_sink sink = {.out = out};
-  nnp_loop_outcome lo;
-  st = dynamic ? nnp_timing_loop(&sp.loop, dyn_prepare, dyn_infer, &dc, on_sample, &sink, &lo)
-               : nnp_timing_loop(&sp.loop, NULL, vt->run, state, on_sample, &sink, &lo);
-  flush_samples(&sink);
-  nnp_tensor_free(&dc.cur);
-  if (st != NNP_OK) {
-    report_error(out, st);
-    vt->unload(state);
-    return 1;
-  }
-  fprintf(out, "warmup %d %d\n", lo.warmup_iterations, lo.warmup_stable ? 1 : 0);
-  for (int i = 0; i < vt->num_outputs(state); i++)
-    nnp_proto_write_tensor(out, "last", i, vt->output_name(state, i), vt->output(state, i));
-  fprintf(out, "summary %d %d\n", lo.n_samples, lo.time_capped ? 1 : 0);
-  return finish(out, vt, state, &sp);
+  return measure(out, vt, state, &sp, &dc);
 }

@@ -48,6 +48,13 @@ static const char bench_help[] =
     "  --backend-options B:K=V,...  options passed to backend B\n"
     "  --cache DIR            native plan cache folder: each native row gets a twin row 'native ... cache'\n"
     "                         run with the cache warm (filled first), so cold start shows both ways\n"
+    "                         also torch-compile: a twin row 'torch-compile ... cache' with Inductor's\n"
+    "                         cache DIR/inductor filled first (warm), beside the cold-cache row\n"
+    "  --device D             cpu (default) or cuda[:N]: where the torch rows run (the other rows stay\n"
+    "                         on the CPU; native fp32 is the reference); without a GPU they are\n"
+    "                         'unavailable'\n"
+    "  --realistic            each row gets a twin 'realistic': per iteration a fresh input is written\n"
+    "                         into a host buffer (and copied to the device) inside the timed region\n"
     "  --torch-model MODULE:FACTORY  the PyTorch rows run the nn.Module FACTORY() returns\n"
     "                         (MODULE: an importable name or a .py file) instead of the ONNX model\n"
     "  --int8-model FILE      the --precision int8 rows run FILE (an INT8 QDQ export of MODEL, e.g.\n"
@@ -182,6 +189,7 @@ static int string_option(bench_args *b, const char *a, char *v) {
   else if (!strcmp(a, "--torch-model")) s->torch_model = v;
   else if (!strcmp(a, "--int8-model")) s->int8_model = v;
   else if (!strcmp(a, "--cache")) s->cache_dir = v;
+  else if (!strcmp(a, "--device")) s->device = v;
   else if (!strcmp(a, "--threads")) b->threads_arg = v;
   else if (!strcmp(a, "--json")) b->json_path = v;
   else if (!strcmp(a, "--csv")) b->csv_path = v;
@@ -220,7 +228,7 @@ static int bench_option(bench_args *b, int argc, char **argv, int *i) {
                                               "--threads", "--warmup", "--iterations", "--min-time",
                                               "--max-time", "--timeout", "--mem-limit", "--seed", "--json",
                                               "--csv", "--baseline", "--shape", "--processes", "--history", "--html",
-                                              "--torch-model", "--resume", "--int8-model", "--cache"};
+                                              "--torch-model", "--resume", "--int8-model", "--cache", "--device"};
   int takes_value = 0;
   for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) takes_value |= !strcmp(a, value_options[k]);
   if (takes_value && !v) return cli_usage_error("bench", "%s needs a value", a);
@@ -233,6 +241,7 @@ static int bench_option(bench_args *b, int argc, char **argv, int *i) {
   if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) b->quiet = 1;
   else if (!strcmp(a, "--pin")) b->spec.pin = true;
   else if (!strcmp(a, "--allow-mixed")) b->spec.allow_mixed = true;
+  else if (!strcmp(a, "--realistic")) b->spec.realistic = true;
   else if (!strcmp(a, "--no-history")) b->no_history = 1;
   else if (a[0] == '-') return cli_usage_error("bench", "unknown option '%s'", a);
   else if (!b->mo.model) b->mo.model = a;
@@ -294,6 +303,12 @@ static int parse_axes(bench_args *b, int default_model) {
 static int check_args(bench_args *b) {
   if (b->spec.static_shape && b->spec.dynamic_shape)
     return cli_usage_error("bench", "give either --shape static: or dynamic:, not both");
+  const char *dev = b->spec.device;
+  if (dev && strcmp(dev, "cpu") && strcmp(dev, "cuda") &&
+      !(!strncmp(dev, "cuda:", 5) && dev[5] >= '0' && dev[5] <= '9' && strspn(dev + 5, "0123456789") == strlen(dev + 5)))
+    return cli_usage_error("bench", "--device wants cpu, cuda or cuda:N, not '%s'", dev);
+  if (b->spec.realistic && b->spec.dynamic_shape)
+    return cli_usage_error("bench", "--realistic applies to static shapes (a dynamic scenario already writes each input)");
   const char *model = b->mo.model;
   if (strncmp(model, "zoo:", 4) && access(model, R_OK) != 0) { /* bad input: 1, like zoo:nope */
     nnp_error(NNP_ERR_IO, "model '%s' not found or not readable: %s", model, strerror(errno));

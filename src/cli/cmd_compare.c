@@ -54,6 +54,14 @@ static const char *shown(const nnp_bench_row *r, char *buf, size_t n) {
   return buf;
 }
 
+/* LLM results (cmd_compare_llm.c); frees both. */
+static int compare_llm(nnp_bench_result *base, nnp_bench_result *next, const nnp_compare_options *o) {
+  int rc = cli_compare_llm(base, next, o);
+  nnp_bench_result_free(base);
+  nnp_bench_result_free(next);
+  return rc;
+}
+
 int nnp_cmd_compare(int argc, char **argv) {
   const char *paths[2] = {NULL, NULL}, *history = NULL, *json_path = NULL;
   nnp_compare_options o;
@@ -104,12 +112,7 @@ int nnp_cmd_compare(int argc, char **argv) {
   o.new_cpus = next.env.cpus_allowed > 0 ? next.env.cpus_allowed : next.env.cpus_online;
   printf("base: %s (%s)\nnew:  %s (%s)\nthreshold %.3g%%, alpha %.3g\n\n", paths[0], base.env.timestamp, paths[1],
          next.env.timestamp, o.threshold * 100, o.alpha);
-  if (base.llm || next.llm) { /* LLM rows: latencies per request (cmd_compare_llm.c) */
-    int llm_rc = cli_compare_llm(&base, &next, &o);
-    nnp_bench_result_free(&base);
-    nnp_bench_result_free(&next);
-    return llm_rc;
-  }
+  if (base.llm || next.llm) return compare_llm(&base, &next, &o); /* per-request latencies */
   printf("%-28s %10s %10s %7s %17s %7s %8s %7s  %s\n", "row", "base P50", "new P50", "ratio", "95% CI", "proc",
          "p", "delta", "verdict");
   nnp_atomic_file jf = {0};

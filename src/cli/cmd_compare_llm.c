@@ -57,8 +57,8 @@ static nnp_status compare_metric(const nnp_llm_row *b, const nnp_llm_row *n, int
     } else {
       char ci[40];
       snprintf(ci, sizeof ci, "[%.3f, %.3f]", c.ratio_lo, c.ratio_hi);
-      printf("  %-4s %10.3f %10.3f %7.3f %17s %8.2g  %s\n", metric, rb.stats.p50 * 1e3, rn.stats.p50 * 1e3, c.ratio, ci,
-             c.mw_p, nnp_compare_verdict_name(c.verdict));
+      printf("  %-4s %10.3f %10.3f %7.3f %17s %8.2g  %s%s%s\n", metric, rb.stats.p50 * 1e3, rn.stats.p50 * 1e3, c.ratio,
+             ci, c.mw_p, nnp_compare_verdict_name(c.verdict), c.why[0] ? ": " : "", c.why);
       t->compared++;
       t->regressions += c.verdict == NNP_CMP_REGRESSION;
       t->improvements += c.verdict == NNP_CMP_IMPROVEMENT;

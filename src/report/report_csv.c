@@ -19,7 +19,8 @@ static const char *const COLUMNS[] = {
     "p99_ms",       "p50_ci_lo_ms",  "p50_ci_hi_ms", "mean_ms",       "stdev_ms",
     "cv",           "items_per_s",   "peak_rss_mib", "load_ms",       "first_ms",
     "cold_start_ms", "max_rel_err",  "top1",         "within_tol",    "cosine",
-    "criterion"};
+    "criterion",    "runtime_bytes", "model_bytes", "energy_mj_per_inference", "energy_source",
+    "device",       "device_alloc_peak_bytes", "realistic"};
 
 /* A text field of at most cap bytes as valid UTF-8, quoted only when it has to be. */
 static void csv_text(FILE *f, const char *field, size_t cap) {
@@ -100,6 +101,19 @@ static void write_csv(FILE *f, const nnp_bench_result *r) {
     csv_num(f, w->acc.cosine, w->acc.compared);
     fputc(',', f);
     if (w->acc.compared) CSV_TEXT(f, w->acc.criterion);
+    fputc(',', f);
+    csv_num(f, (double)w->ext.runtime_bytes, w->ext.runtime_bytes > 0);
+    fputc(',', f);
+    csv_num(f, (double)w->ext.model_bytes, w->ext.model_bytes > 0);
+    fputc(',', f);
+    csv_num(f, w->ext.energy_j * 1e3, w->ext.energy_j >= 0);
+    fputc(',', f);
+    CSV_TEXT(f, w->ext.energy_source);
+    fputc(',', f);
+    CSV_TEXT(f, w->ext.device);
+    fputc(',', f);
+    csv_num(f, (double)w->ext.dev_alloc_peak, w->ext.dev_alloc_peak > 0);
+    fputs(w->ext.realistic ? ",true" : ",false", f);
     fputs("\r\n", f);
   }
 }

@@ -461,6 +461,8 @@ static void td_time(FILE *f, double v) {
 static void summary_table(FILE *f, const nnp_bench_result *r) {
   fputs("<div class='scroll'><table id='summary'><thead><tr><th>row</th><th>status</th><th>P50</th><th>P50 95% CI</th>"
         "<th>P99</th><th>P99 95% CI</th><th>CV</th><th>items/s</th><th>peak RSS</th><th>load</th><th>cold start</th>"
+        "<th title='bytes of the files the worker loaded (docs/worker-protocol.md)'>runtime</th><th>model file</th>"
+        "<th title='per inference, steady state, from RAPL or NVML only'>energy</th><th>device peak</th>"
         "<th title='max relative error vs the reference row, top-1 agreement'>accuracy</th></tr></thead><tbody>\n",
         f);
   for (int i = 0; i < r->n_rows; i++) {
@@ -489,6 +491,18 @@ static void summary_table(FILE *f, const nnp_bench_result *r) {
     fprintf(f, "<td>%s</td>", m);
     td_time(f, w->load_s);
     td_time(f, w->cold_start_s);
+    fmt_mib(m, sizeof m, w->ext.runtime_bytes);
+    fprintf(f, "<td>%s</td>", m);
+    fmt_mib(m, sizeof m, w->ext.model_bytes);
+    fprintf(f, "<td>%s</td>", m);
+    if (w->ext.energy_j >= 0) fprintf(f, "<td>%.3g mJ</td>", w->ext.energy_j * 1e3);
+    else {
+      fputs("<td title='", f);
+      esc(f, w->ext.energy_source);
+      fputs("'>not available here</td>", f);
+    }
+    fmt_mib(m, sizeof m, w->ext.dev_alloc_peak);
+    fprintf(f, "<td>%s</td>", m);
     if (w->acc.compared) {
       fprintf(f, "<td class='%s' title='", w->acc.within_tol ? "good" : "bad");
       esc(f, w->acc.criterion[0] ? w->acc.criterion : "max_rel within the precision's tolerance");

@@ -27,6 +27,10 @@ typedef enum col_id {
   C_MEM,
   C_LOAD,
   C_COLD,
+  C_RUNTIME, /* footprint: runtime MiB the worker loaded */
+  C_MODELB,  /* footprint: model file MiB */
+  C_ENERGY,  /* mJ per inference, from a hardware counter only */
+  C_DEVMEM,  /* peak device memory (allocator), shown when a row has it */
   C_ACC,
   C_RATIO,
   C_COUNT
@@ -34,11 +38,12 @@ typedef enum col_id {
 
 static const char *const HEADERS[C_COUNT] = {
     "backend / config", "host", "precision", "threads", "status",  "P50 ms [95% CI]", "P99 ms",
-    "items/s",          "peak MiB",  "load ms", "cold ms", "accuracy",        "vs baseline"};
+    "items/s",          "peak MiB",  "load ms", "cold ms", "runtime MiB", "model MiB", "mJ/inf", "dev MiB",
+    "accuracy",         "vs baseline"};
 
 /* Numbers read better right-aligned. */
-static const bool RIGHT[C_COUNT] = {false, false, false, true, false, false, true,
-                                    true,  true,  true, true,  false, false};
+static const bool RIGHT[C_COUNT] = {false, false, false, true, false, false, true, true, true,
+                                    true,  true,  true,  true, true,  true,  false, false};
 
 typedef struct table {
   const nnp_bench_result *r;
@@ -323,6 +328,19 @@ static void cell(const table *t, int i, col_id c, char *buf, size_t n) {
       else snprintf(buf, n, "%.*f", v >= 10 ? 1 : 2, v);
       return;
     }
+    case C_RUNTIME:
+    case C_MODELB:
+    case C_DEVMEM: {
+      int64_t b = c == C_RUNTIME ? w->ext.runtime_bytes : c == C_MODELB ? w->ext.model_bytes : w->ext.dev_alloc_peak;
+      double mib = (double)b / (1024.0 * 1024.0); /* a small model file is not "0.0" */
+      if (b > 0) snprintf(buf, n, "%.*f", mib < 1 ? 3 : 1, mib);
+      else snprintf(buf, n, "-");
+      return;
+    }
+    case C_ENERGY:
+      if (w->ext.energy_j >= 0) snprintf(buf, n, "%.3g", w->ext.energy_j * 1e3);
+      else snprintf(buf, n, "n/a");
+      return;
     case C_ACC:
       if (w->acc.compared)
         snprintf(buf, n, "%.1e%s", w->acc.max_rel, w->acc.within_tol ? "" : " FAIL tol");
@@ -566,6 +584,18 @@ static void print_baselines(FILE *f, const table *t) {
   fputs(".\n", f);
 }
 
+/* What the footprint and energy columns hold: the counter read, or why there is none. */
+static void print_edge_notes(FILE *f, const nnp_bench_result *r) {
+  for (int i = 0; i < nrows(r); i++) /* energy: a counter's name, or why there is none (once) */
+    if (r->rows[i].status == NNP_ROW_OK && r->rows[i].ext.energy_source[0]) {
+      fprintf(f, "  energy (mJ/inf, steady state): %s%s\n", r->rows[i].ext.energy_source,
+              r->rows[i].ext.energy_j >= 0 ? "" : ": n/a, never estimated");
+      break;
+    }
+  fputs("  footprint: runtime MiB = files the worker process loaded (/proc/self/maps; Python: + imported "
+        "modules); model MiB = the model file as the backend loads it\n", f);
+}
+
 void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   table t;
   memset(&t, 0, sizeof t);
@@ -573,10 +603,12 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   int n_rows = nrows(r);
   choose_baseline(&t);
 
-  bool any_host = false;
+  bool any_host = false, any_devmem = false;
   for (int i = 0; i < n_rows; i++) any_host |= r->rows[i].hw_class[0] != 0;
+  for (int i = 0; i < n_rows; i++) any_devmem |= r->rows[i].ext.dev_alloc_peak > 0;
   for (int c = 0; c < C_COUNT; c++)
-    if (((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) && (c != C_HOST || any_host))
+    if (((c != C_PRECISION && c != C_THREADS) || r->allow_mixed) && (c != C_HOST || any_host) &&
+        (c != C_DEVMEM || any_devmem))
       t.cols[t.ncols++] = (col_id)c;
 
   char buf[CELL];
@@ -630,6 +662,7 @@ void nnp_report_table(FILE *f, const nnp_bench_result *r) {
   }
 
   fputs("Notes:\n", f);
+  print_edge_notes(f, r);
   for (int i = 0; i < n_rows; i++) { /* what the backends themselves said about ok rows */
     const nnp_bench_row *w = &r->rows[i];
     if (w->status != NNP_ROW_OK || !w->note[0]) continue;

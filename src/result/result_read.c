@@ -61,6 +61,51 @@ static nnp_status read_accuracy(nnp_reader *rd, json_t *o, nnp_accuracy *a) {
   return nnp_rd_get_str(rd, o, "criterion", a->criterion, sizeof a->criterion);
 }
 
+/* Footprint, energy, device (schema minor 4); absent in older results: left unset. */
+static nnp_status read_extras(nnp_reader *rd, json_t *o, int idx, nnp_row_extras *x) {
+  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
+  x->runtime_files = -1;
+  x->energy_j = -1;
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_str(rd, o, "device", x->device, sizeof x->device));
+  NNP_TRY(nnp_rd_get_str(rd, o, "device_info", x->device_info, sizeof x->device_info));
+  NNP_TRY(nnp_rd_get_bool(rd, o, "realistic", &x->realistic));
+  json_t *sub;
+  NNP_TRY(nnp_rd_get_obj(rd, o, "footprint", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].footprint", idx);
+    INT_FIELD(sub, "runtime_bytes", 0, INT64_MAX, -1, x->runtime_bytes);
+    INT_FIELD(sub, "runtime_files", 0, INT32_MAX, -1, x->runtime_files);
+    INT_FIELD(sub, "model_bytes", 0, INT64_MAX, -1, x->model_bytes);
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_obj(rd, o, "energy", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].energy", idx);
+    NNP_TRY(nnp_rd_get_num(rd, sub, "j_per_inference", -1, &x->energy_j));
+    NNP_TRY(nnp_rd_get_str(rd, sub, "source", x->energy_source, sizeof x->energy_source));
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_obj(rd, o, "device_memory", &sub));
+  if (sub) {
+    snprintf(rd->where, sizeof rd->where, "rows[%d].device_memory", idx);
+    INT_FIELD(sub, "allocated_peak_bytes", 0, INT64_MAX, -1, x->dev_alloc_peak);
+    INT_FIELD(sub, "reserved_peak_bytes", 0, INT64_MAX, -1, x->dev_reserved_peak);
+    INT_FIELD(sub, "process_bytes", 0, INT64_MAX, -1, x->dev_process_bytes);
+  }
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_obj(rd, o, "extra_phases", &sub));
+  const char *key;
+  json_t *v;
+  if (sub)
+    json_object_foreach(sub, key, v) {
+      if (x->n_phases == NNP_MAX_EXTRA_PHASES || !json_is_number(v)) continue;
+      snprintf(x->phase_name[x->n_phases], sizeof x->phase_name[0], "%s", key);
+      x->phase_s[x->n_phases++] = json_number_value(v);
+    }
+  return NNP_OK;
+}
+
 static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_bench_row *w) {
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   if (!json_is_object(o)) return nnp_rd_bad(rd, "", "expected an object");
@@ -117,6 +162,7 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_bench_row *w)
     INT_FIELD(sub, "peak_rss_bytes", 0, INT64_MAX, 0, w->peak_rss_bytes);
     INT_FIELD(sub, "vmhwm_bytes", 0, INT64_MAX, 0, w->vmhwm_bytes);
   }
+  NNP_TRY(read_extras(rd, o, idx, &w->ext));
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   NNP_TRY(nnp_rd_get_obj(rd, o, "cpu", &sub)); /* optional: results before it lack it */
   w->worker_cpu_s = w->worker_wall_s = w->other_cpus = -1;

@@ -117,6 +117,42 @@ static void write_row_host(FILE *f, const nnp_bench_row *w) {
   fputc('}', f);
 }
 
+/* Footprint, energy, device and extra phases (schema minor 4; docs/result-schema.md). */
+static void write_extras(FILE *f, const nnp_row_extras *x) {
+  fputs(",\n      \"device\": ", f);
+  NNP_JSON_FIELD(f, x->device);
+  fputs(", \"device_info\": ", f);
+  NNP_JSON_FIELD(f, x->device_info);
+  fputs(", \"realistic\": ", f);
+  json_bool(f, x->realistic);
+  fputs(",\n      \"footprint\": {\"runtime_bytes\": ", f);
+  json_opt_bytes(f, x->runtime_bytes);
+  fputs(", \"runtime_files\": ", f);
+  if (x->runtime_files >= 0) fprintf(f, "%d", x->runtime_files);
+  else fputs("null", f);
+  fputs(", \"model_bytes\": ", f);
+  json_opt_bytes(f, x->model_bytes);
+  fputs("},\n      \"energy\": {\"j_per_inference\": ", f);
+  if (x->energy_j >= 0) fprintf(f, "%.9g", x->energy_j);
+  else fputs("null", f);
+  fputs(", \"source\": ", f);
+  NNP_JSON_FIELD(f, x->energy_source);
+  fputs("},\n      \"device_memory\": {\"allocated_peak_bytes\": ", f);
+  json_opt_bytes(f, x->dev_alloc_peak);
+  fputs(", \"reserved_peak_bytes\": ", f);
+  json_opt_bytes(f, x->dev_reserved_peak);
+  fputs(", \"process_bytes\": ", f);
+  json_opt_bytes(f, x->dev_process_bytes);
+  fputs("},\n      \"extra_phases\": {", f);
+  for (int i = 0; i < x->n_phases; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    nnp_json_string(f, x->phase_name[i]);
+    fputs(": ", f);
+    json_opt_seconds(f, x->phase_s[i]);
+  }
+  fputc('}', f);
+}
+
 static void write_row(FILE *f, const nnp_bench_row *w) {
   fputs("    {\n      \"label\": ", f);
   NNP_JSON_FIELD(f, w->label);
@@ -163,7 +199,9 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   json_opt_seconds(f, w->worker_wall_s);
   fputs(", \"other_cpus\": ", f);
   json_opt_seconds(f, w->other_cpus);
-  fputs("},\n      \"accuracy\": ", f);
+  fputc('}', f);
+  write_extras(f, &w->ext);
+  fputs(",\n      \"accuracy\": ", f);
   write_accuracy(f, &w->acc);
   fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */
   write_accuracy(f, &w->int8_agree);

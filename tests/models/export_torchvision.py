@@ -6,11 +6,13 @@ Weights are seeded random (torchvision cannot download pretrained weights here),
 every BatchNorm gets non-trivial running statistics and affine parameters, so that a
 wrong BatchNorm, padding or layout shows in the outputs.
 
-usage: export_torchvision.py [--batch N] OUT_DIR [MODEL ...]
+usage: export_torchvision.py [--batch N] [--weights] OUT_DIR [MODEL ...]
 MODEL is any torchvision classification or segmentation model name (torchvision's
 list_models; the segmentation models' "out" map is the output); without MODEL, the
 test's set below. writes OUT_DIR/MODEL.onnx, OUT_DIR/MODEL.input.npy,
-OUT_DIR/MODEL.expected.npy (input batch N, default 2; the batch dimension is symbolic)
+OUT_DIR/MODEL.expected.npy (input batch N, default 2; the batch dimension is symbolic);
+--weights also OUT_DIR/MODEL.weights.npz, the state_dict (for a module rebuilt without
+torchvision, e.g. tests/models/torch_factory_squeezenet.py under PyTorch 2)
 """
 import os
 import sys
@@ -73,7 +75,7 @@ def randomize_batchnorm(model, gen):
             m.bias.data.copy_(torch.randn(c, generator=gen) * 0.1)
 
 
-def export(name, out_dir, batch):
+def export(name, out_dir, batch, weights=False):
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
     model = build(name)
@@ -88,6 +90,9 @@ def export(name, out_dir, batch):
     path = os.path.join(out_dir, name + ".onnx")
     torch.onnx.export(model, x, path, opset_version=13, input_names=["input"], output_names=["output"],
                       dynamic_axes={"input": {0: "N"}, "output": {0: "N"}}, do_constant_folding=True)
+    if weights:
+        np.savez(os.path.join(out_dir, name + ".weights.npz"),
+                 **{k: v.numpy() for k, v in model.state_dict().items()})
     np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy())
     np.save(os.path.join(out_dir, name + ".expected.npy"), y.numpy())
     print(f"exported {name}: {path}")
@@ -95,9 +100,14 @@ def export(name, out_dir, batch):
 
 def main():
     args = sys.argv[1:]
-    batch = 2
-    if len(args) >= 2 and args[0] == "--batch":
-        batch, args = int(args[1]), args[2:]
+    batch, weights = 2, False
+    while args and args[0] in ("--batch", "--weights"):
+        if args[0] == "--weights":
+            weights, args = True, args[1:]
+        elif len(args) >= 2:
+            batch, args = int(args[1]), args[2:]
+        else:
+            break
     if not args:
         print(__doc__)
         return 2
@@ -105,7 +115,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for name in args[1:] or list(MODELS):
-        export(name, out_dir, batch)
+        export(name, out_dir, batch, weights)
     return 0
 
 

@@ -80,6 +80,18 @@ static void test_round_trip(void) {
   make_row(&r.rows[1], "fault fp32 t1 b2", NNP_ROW_CRASHED, 0, 0);
   make_row(&r.rows[2], "native fp32 t1 b2 #2", NNP_ROW_OK, 50, 1);
   r.rows[2].acc.compared = false;
+  { /* schema minor 4: footprint, energy, device, extra phases survive the round trip */
+    nnp_row_extras *x = &r.rows[0].ext;
+    x->runtime_bytes = 3730546880LL, x->runtime_files = 2931, x->model_bytes = 34517;
+    x->energy_j = 0.0125, x->dev_alloc_peak = 1 << 20, x->dev_reserved_peak = 2 << 20, x->dev_process_bytes = -1;
+    snprintf(x->energy_source, sizeof x->energy_source, "rapl: package-0");
+    snprintf(x->device, sizeof x->device, "cuda:0");
+    x->n_phases = 1;
+    snprintf(x->phase_name[0], sizeof x->phase_name[0], "cuda_context");
+    x->phase_s[0] = 0.25;
+    x->realistic = true;
+    r.rows[1].ext.energy_j = -1, r.rows[1].ext.runtime_bytes = -1; /* unmeasured: null, read back as -1 */
+  }
   size_t n1 = 0, n2 = 0;
   char *j1 = to_json(&r, &n1);
   nnp_bench_result back;
@@ -96,6 +108,13 @@ static void test_round_trip(void) {
     CHECK(back.seed == r.seed && back.noisy);
     CHECK(!strcmp(back.rows[0].acc.criterion, "max_rel <= 1e-04")); /* what within_tol judged */
     CHECK(!strcmp(back.env.timestamp, r.env.timestamp));
+    const nnp_row_extras *x = &back.rows[0].ext;
+    CHECK(x->runtime_bytes == 3730546880LL && x->runtime_files == 2931 && x->model_bytes == 34517);
+    CHECK_NEAR(x->energy_j, 0.0125, 1e-12);
+    CHECK(!strcmp(x->energy_source, "rapl: package-0") && !strcmp(x->device, "cuda:0") && x->realistic);
+    CHECK(x->dev_alloc_peak == 1 << 20 && x->dev_reserved_peak == 2 << 20 && x->dev_process_bytes == -1);
+    CHECK(x->n_phases == 1 && !strcmp(x->phase_name[0], "cuda_context") && x->phase_s[0] == 0.25);
+    CHECK(back.rows[1].ext.energy_j < 0 && back.rows[1].ext.runtime_bytes == -1);
     char *j2 = to_json(&back, &n2);
     CHECK_MSG(n1 == n2 && !memcmp(j1, j2, n1), "written again, the JSON differs (%zu vs %zu bytes)", n1, n2);
     free(j2);
@@ -226,7 +245,7 @@ static void test_load_round_trip(void) {
   l->startup[1] = (nnp_load_startup){0.011, -1, 0.004, 0.06};
   size_t n1 = 0, n2 = 0;
   char *j1 = to_json(&r, &n1);
-  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 3") != NULL);
+  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 4") != NULL);
   nnp_bench_result back;
   CHECK_OK(nnp_result_load_buffer(j1, n1, "mem", &back));
   CHECK(back.load != NULL && back.coldstart == NULL && back.n_rows == 1);
