@@ -152,12 +152,24 @@ static nnp_status check_resume_section(const llm_state *st) {
   return NNP_OK;
 }
 
+static nnp_status open_state(llm_state *st, const nnp_sweep_spec *spec, nnp_bench_result *res);
+
+/* The runner does not close a workload whose open failed: the state is freed here then. */
 static nnp_status llm_open(const nnp_sweep_spec *spec, nnp_bench_result *res, void **state) {
-  const nnp_llm_sweep_spec *s = spec->workload_args;
-  if (!s) return nnp_error(NNP_ERR_INVALID, "llm sweep: no LLM spec (workload_args)");
+  if (!spec->workload_args) return nnp_error(NNP_ERR_INVALID, "llm sweep: no LLM spec (workload_args)");
   llm_state *st = nnp_calloc(1, sizeof *st);
   if (!st) return nnp_error(NNP_ERR_NOMEM, "llm sweep: out of memory");
+  nnp_status rc = open_state(st, spec, res);
+  if (rc != NNP_OK) {
+    nnp_free(st);
+    return rc;
+  }
   *state = st;
+  return NNP_OK;
+}
+
+static nnp_status open_state(llm_state *st, const nnp_sweep_spec *spec, nnp_bench_result *res) {
+  const nnp_llm_sweep_spec *s = spec->workload_args;
   st->s = s, st->sweep = spec, st->res = res;
   NNP_TRY(nnp_gguf_read_info(s->model, &st->info));
   for (int k = 0; k < s->n_backends; k++)
