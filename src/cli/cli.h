@@ -33,6 +33,9 @@ int nnp_cmd_convert(int argc, char **argv);
 
 /* Prints "nnperf: error: <last error>" (one line) and returns CLI_FAIL. */
 int cli_fail(const char *what);
+/* SIGINT and SIGTERM ask the sweep under way to stop (nnp_sweep_interrupt): the worker
+ * being measured is killed, finished rows are kept and written. */
+void cli_stop_on_signals(void);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Options every model-taking command shares. */

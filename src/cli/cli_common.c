@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,21 @@
 #include "cli/cli.h"
 #include "nnperf/onnx.h"
 #include "nnperf/passes.h"
+#include "nnperf/sweep.h"
 #include "nnperf/zoo.h"
+
+static void stop_sweep(int sig) {
+  (void)sig;
+  nnp_sweep_interrupt();
+}
+
+void cli_stop_on_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = stop_sweep;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
 
 int cli_fail(const char *what) {
   if (what) fprintf(stderr, "nnperf: error: %s: %s\n", what, nnp_last_error());

@@ -118,11 +118,6 @@ static int parse_double(const char *s, double lo, double *out) {
   return 1;
 }
 
-static void on_signal(int sig) {
-  (void)sig;
-  nnp_sweep_interrupt();
-}
-
 /* What the command line asks for beyond the sweep spec: where the results go. */
 typedef struct bench_args {
   cli_model_opts mo;
@@ -412,11 +407,7 @@ int nnp_cmd_bench(int argc, char **argv) {
     b->spec.resume_name = b->resume_path;
     if (!b->json_path) b->json_path = b->resume_path;
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
   progress_ctx pc = {.tty = !b->quiet && isatty(2), .t0 = cli_now()};
   row_writer w = {.json_path = b->json_path};
   void *ud[2] = {&pc, &w};

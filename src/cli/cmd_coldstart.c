@@ -33,11 +33,6 @@ static const char help[] =
     "  --html PATH            the HTML report, as nnperf report writes it\n"
     "  --history DB           history database (default $NNPERF_HISTORY)  --no-history  do not store\n";
 
-static void on_signal(int sig) {
-  (void)sig;
-  nnp_bench_interrupted = 1;
-}
-
 /* Starts runs fresh workers one after another into s; returns how many finished, -1 on a
  * failure (already reported). */
 static int run_series(nnp_load_target *t, double timeout_s, long long runs, nnp_coldstart_sample *s,
@@ -127,11 +122,7 @@ int nnp_cmd_coldstart(int argc, char **argv) {
   if (!to.model) to.model = "zoo:mobilenet_v2";
   if (cache && strcmp(to.backend, "native"))
     return cli_usage_error("coldstart", "--cache is for the native backend (its plan cache), not '%s'", to.backend);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
 
   nnp_load_target t;
   if (nnp_load_target_open(&to, &t) != NNP_OK) return cli_fail(to.model);

@@ -173,11 +173,6 @@ static void defaults(llm_cli *c) {
   }
 }
 
-static void on_signal(int sig) {
-  (void)sig;
-  nnp_bench_interrupted = 1;
-}
-
 static void progress(void *ud, int row, int rows, const char *label, const char *phase, int done, int total) {
   llm_cli *c = ud;
   if (c->quiet || !isatty(2)) return;
@@ -227,11 +222,7 @@ static int run_sweep(llm_cli *c, nnp_bench_result *res) {
   spec.resume = c->resume_path ? &done : NULL;
   spec.resume_name = c->resume_path;
   spec.progress = progress, spec.row_done = row_done, spec.ud = c;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
   nnp_sweep_outcome o;
   nnp_status st = nnp_sweep_run(&spec, res, &o);
   nnp_bench_result_free(&done);

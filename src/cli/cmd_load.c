@@ -50,11 +50,6 @@ static const char help[] =
     "  nnperf load zoo:tiny --backend native --find-max-qps --p99 10ms --instances 2\n"
     "  nnperf load zoo:mobilenet_v2 --backend ort-cpu --qps 100 --streams 2\n";
 
-static void on_signal(int sig) {
-  (void)sig;
-  nnp_bench_interrupted = 1;
-}
-
 typedef struct load_outputs {
   const char *json, *html, *history;
   int no_history;
@@ -189,11 +184,7 @@ int nnp_cmd_load(int argc, char **argv) {
                            nnp_load_scenario_name(cfg.scenario));
   cfg.streams = streams ? streams : cfg.scenario == NNP_LOAD_MULTI_STREAM ? 4 : 1;
 
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
   nnp_sweep_load_args args = {.cfg = cfg, .instances = (int)instances,
                               .search = find_max ? NNP_LOAD_FIND_MAX_QPS : sweep ? NNP_LOAD_QPS_SWEEP : NNP_LOAD_MEASURE};
   load_outputs out = {.json = json, .html = html, .history = history, .no_history = no_history};

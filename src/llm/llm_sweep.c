@@ -115,6 +115,7 @@ static void run_one(llm_state *st, int index, nnp_llm_row *row) {
   if (avail == NNP_OK) avail = b->worker(argv, argbuf, sizeof argbuf, &pythonpath);
   q.pythonpath = pythonpath;
   nnp_llm_row_init(&q, row);
+  st->label = row->label; /* for the progress callback while the worker runs */
   if (avail != NNP_OK) { /* recorded, never faked: the reason and the install hint */
     row->status = NNP_ROW_UNAVAILABLE;
     snprintf(row->reason, sizeof row->reason, "%s (install: %s)", nnp_last_error(), b->install_hint);
@@ -217,9 +218,6 @@ static nnp_status llm_run_row(void *state, int index, nnp_bench_row *row, nnp_sw
   nnp_llm_row *w = &st->res->llm->rows[index];
   nnp_llm_row_free(w); /* a row measured before and dropped as cut short */
   st->progress = progress, st->ud = ud, st->index = index;
-  nnp_bench_row planned;
-  llm_plan_row(st, index, &planned);
-  st->label = planned.label;
   run_one(st, index, w);
   st->label = NULL;
   nnp_llm_mirror_row(w, row);
