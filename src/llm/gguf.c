@@ -228,6 +228,12 @@ nnp_status nnp_gguf_parse(const uint8_t *data, size_t size, const char *what, nn
                      "of data",
                      what, tt.end_name, (unsigned long long)tt.end,
                      (unsigned long long)(data_start > size ? 0 : size - data_start));
+  /* Each tensor fitting is not enough: overlapping tensors (which llama.cpp refuses, since it
+   * lays them out back to back) would make the weight bytes we report exceed the file. */
+  if ((uint64_t)g->tensor_bytes > size - data_start)
+    return nnp_error(NNP_ERR_FORMAT,
+                     "%s: tensors overlap: they declare %lld bytes of weights, but the file holds %llu bytes of data",
+                     what, (long long)g->tensor_bytes, (unsigned long long)(size - data_start));
   int best = -1;
   for (int t = 0; t < GGUF_MAX_TYPES; t++)
     if (tt.bytes_by_type[t] > 0 && (best < 0 || tt.bytes_by_type[t] > tt.bytes_by_type[best])) best = t;
