@@ -104,7 +104,7 @@ typedef struct scrape {
   CURL *easy;
   char *buf;
   size_t len;
-  double next_t, interval, cached_at_start;
+  double next_t, interval;
   char url[300];
   nnp_llm_server_gauges *g;
 } scrape;
@@ -218,7 +218,7 @@ static void scrape_done(run_ctx *x, CURLcode rc) {
   scrape *s = &x->sc;
   long code = 0;
   curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
-  if (rc == CURLE_OK && code == 200) nnp_llm_gauges_add(&x->out->gauges, s->buf, s->len, &s->cached_at_start);
+  if (rc == CURLE_OK && code == 200) nnp_llm_gauges_add(&x->out->gauges, s->buf, s->len);
   curl_multi_remove_handle(x->multi, s->easy);
   curl_easy_cleanup(s->easy);
   s->easy = NULL;
@@ -342,7 +342,6 @@ nnp_status nnp_llm_load_run(const nnp_llm_endpoint *e, const nnp_llm_load_plan *
     out->n = total;
     snprintf(x.sc.url, sizeof x.sc.url, "%s/metrics", e->base_url);
     x.sc.interval = p->metrics_interval_s;
-    x.sc.cached_at_start = -1;
     x.deadline = now_s() + (p->max_duration_s > 0 ? p->max_duration_s : 1e18);
     out->t_start = now_s();
     st = run_all(&x);

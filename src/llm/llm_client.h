@@ -40,9 +40,12 @@ typedef struct nnp_llm_load_plan {
 typedef struct nnp_llm_server_gauges {
   int samples;
   double processing_max, processing_mean, deferred_max, deferred_mean;
-  double busy_slots_per_decode;  /* the server's average at the last sample */
+  double busy_slots_per_decode;  /* slots decoding per llama_decode over this row (-1: unknown) */
   double kv_usage_max;           /* kv_cache_usage_ratio where the server has it */
   double prompt_cached_tokens;   /* prompt tokens served from the cache during the run */
+  /* The server's counters at the first sample: its per-decode average and cache counter
+   * are cumulative since it started, so a row's share is the difference from these. */
+  double start_decodes, start_busy_total, start_cached;
 } nnp_llm_server_gauges;
 
 typedef struct nnp_llm_load_out {

@@ -120,7 +120,7 @@ static void write_row(FILE *f, const nnp_llm_load_row *w) {
   jnum(f, "requests_processing_mean", g->samples ? g->processing_mean : NAN, 1);
   jnum(f, "requests_deferred_max", g->samples ? g->deferred_max : NAN, 1);
   jnum(f, "requests_deferred_mean", g->samples ? g->deferred_mean : NAN, 1);
-  jnum(f, "busy_slots_per_decode", g->samples ? g->busy_slots_per_decode : NAN, 1);
+  jnum(f, "busy_slots_per_decode", g->samples && g->busy_slots_per_decode >= 0 ? g->busy_slots_per_decode : NAN, 1);
   jnum(f, "kv_cache_usage_max", g->samples && g->kv_usage_max >= 0 ? g->kv_usage_max : NAN, 1);
   jnum(f, "prompt_tokens_cached", g->samples && g->prompt_cached_tokens >= 0 ? g->prompt_cached_tokens : NAN, 1);
   fprintf(f, "},\n     \"server_timings\": {\"requests\": %d", w->n_timed);

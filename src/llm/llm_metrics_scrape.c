@@ -33,22 +33,34 @@ static void running(double *mean, double *max, int n, double v) {
   if (v > *max) *max = v;
 }
 
-void nnp_llm_gauges_add(nnp_llm_server_gauges *g, const char *text, size_t len, double *cached_at_start) {
+/* busy slots per decode over the decodes since the first sample. llama-server reports
+ * n_busy_slots_per_decode as busy-slot total / n_decode_total since it started, so on a server
+ * that served an earlier row (concurrency 1, then 4) the raw value mixes both rows. */
+static double busy_since_start(const nnp_llm_server_gauges *g, double decodes, double busy) {
+  if (decodes < 0 || busy < 0 || g->start_decodes < 0) return busy;
+  double d = decodes - g->start_decodes;
+  return d > 0 ? (busy * decodes - g->start_busy_total) / d : -1;
+}
+
+void nnp_llm_gauges_add(nnp_llm_server_gauges *g, const char *text, size_t len) {
   double proc = nnp_prom_value(text, len, "llamacpp:requests_processing");
   double def = nnp_prom_value(text, len, "llamacpp:requests_deferred");
   double busy = nnp_prom_value(text, len, "llamacpp:n_busy_slots_per_decode");
+  double decodes = nnp_prom_value(text, len, "llamacpp:n_decode_total");
   double kv = nnp_prom_value(text, len, "llamacpp:kv_cache_usage_ratio");
   double cached = nnp_prom_value(text, len, "llamacpp:prompt_tokens_cached_total");
   if (proc < 0 && def < 0 && busy < 0) return; /* not llama-server's metrics */
   if (g->samples == 0) {
     g->processing_max = g->deferred_max = g->kv_usage_max = -1;
     g->processing_mean = g->deferred_mean = 0;
-    *cached_at_start = cached;
+    g->start_cached = cached;
+    g->start_decodes = decodes;
+    g->start_busy_total = busy >= 0 && decodes >= 0 ? busy * decodes : -1;
   }
   g->samples++;
   running(&g->processing_mean, &g->processing_max, g->samples, proc);
   running(&g->deferred_mean, &g->deferred_max, g->samples, def);
   if (kv > g->kv_usage_max) g->kv_usage_max = kv;
-  g->busy_slots_per_decode = busy;
-  g->prompt_cached_tokens = cached >= 0 && *cached_at_start >= 0 ? cached - *cached_at_start : -1;
+  g->busy_slots_per_decode = busy_since_start(g, decodes, busy);
+  g->prompt_cached_tokens = cached >= 0 && g->start_cached >= 0 ? cached - g->start_cached : -1;
 }

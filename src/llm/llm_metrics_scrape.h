@@ -12,6 +12,6 @@ typedef struct nnp_llm_server_gauges nnp_llm_server_gauges;
 double nnp_prom_value(const char *text, size_t len, const char *name);
 
 /* Folds one /metrics answer into g (first: the counters at the run's start). */
-void nnp_llm_gauges_add(nnp_llm_server_gauges *g, const char *text, size_t len, double *cached_at_start);
+void nnp_llm_gauges_add(nnp_llm_server_gauges *g, const char *text, size_t len);
 
 #endif

@@ -3,6 +3,8 @@
  * the seeded workload draws. */
 #include <string.h>
 
+#include "llm/llm_client.h"
+#include "llm/llm_metrics_scrape.h"
 #include "llm/llm_workload.h"
 #include "llm/oai_stream.h"
 #include "test.h"
@@ -83,7 +85,26 @@ static void test_workload(void) {
   CHECK(nnp_len_dist_parse("uniform:5:2", "--gen-len", &d) != NNP_OK);
 }
 
+/* llama-server's busy-slots-per-decode is an average since the server started: a row that
+ * follows a concurrency-1 row on the same server must get its own share (4 slots), not the
+ * mixed average (2.0) the raw gauge reports. */
+static void test_gauges_per_row(void) {
+  nnp_llm_server_gauges g;
+  memset(&g, 0, sizeof g);
+  const char *first = "# HELP x\nllamacpp:requests_processing 0\nllamacpp:n_decode_total 100\n"
+                      "llamacpp:n_busy_slots_per_decode 1\nllamacpp:prompt_tokens_cached_total 7\n";
+  const char *last = "llamacpp:requests_processing 4\nllamacpp:n_decode_total 150\n"
+                     "llamacpp:n_busy_slots_per_decode 2\nllamacpp:prompt_tokens_cached_total 19\n";
+  nnp_llm_gauges_add(&g, first, strlen(first));
+  CHECK(g.busy_slots_per_decode < 0); /* no decode yet in this row */
+  nnp_llm_gauges_add(&g, last, strlen(last));
+  CHECK_NEAR(g.busy_slots_per_decode, 4.0, 1e-9);
+  CHECK_NEAR(g.prompt_cached_tokens, 12.0, 1e-9);
+  CHECK(g.samples == 2 && g.processing_max == 4);
+}
+
 int main(void) {
+  test_gauges_per_row();
   test_tokens_and_usage();
   test_malformed();
   test_workload();
