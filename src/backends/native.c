@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "nnperf/backend.h"
 #include "nnperf/onnx.h"
@@ -188,7 +188,7 @@ static nnp_status native_load(const nnp_backend_config *cfg, void **state, nnp_l
   }
   note_int8_kernels(s->plan, rep);
   if (s->base.bf16) /* say what this CPU computed: AMX-BF16 would be the fast path */
-    note_add(rep, nnp_cpu_get()->amx_bf16 ? "bf16: operands rounded to bf16, fp32 sums, on fp32 kernels (AMX-BF16 present, no AMX kernel yet)"
+    note_add(rep, nnp_cpu_dispatch_get()->amx_bf16 ? "bf16: operands rounded to bf16, fp32 sums, on fp32 kernels (AMX-BF16 present, no AMX kernel yet)"
                                           : "bf16: operands rounded to bf16, fp32 sums, on fp32 kernels (no AMX-BF16 here)");
   if (s->delay_pct > 0) {
     size_t nl = strlen(rep->note);

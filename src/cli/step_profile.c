@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/timing_loop.h"
+#include "kernels/dispatch.h"
 #include "util/json_write.h"
 
 /* The row of (op, kernel) in rows[0..*n), added when new; NULL when the table is full
@@ -88,6 +89,9 @@ void step_profile_print(const step_profile *pr) {
          pr->from_blocked, ms_per_run(pr, pr->reorder_seconds), share(pr, pr->reorder_seconds));
   printf("reference kernels   %d steps, %.3f ms/run (%.1f%%)\n", pr->reference_steps,
          ms_per_run(pr, pr->reference_seconds), share(pr, pr->reference_seconds));
+  char table[512];
+  nnp_cpu_dispatch_describe(nnp_cpu_dispatch_get(), table, sizeof table);
+  printf("kernel dispatch     %s\n", table); /* what the kernel names above were picked from */
 }
 
 static void rows_json(const char *key, const step_profile *pr, const step_profile_row *rows, int n, bool kernel) {

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "ir/shape_infer.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 #include "ops/op.h"
@@ -133,19 +134,25 @@ static int64_t per_sample_batch(const nnp_plan *p) {
   return N;
 }
 
-/* Whether lane plan q has p's inputs and outputs with batch 1. */
-static bool same_io_batch1(const nnp_plan *p, nnp_plan *q) {
-  if (nnp_plan_num_inputs(q) != nnp_plan_num_inputs(p) || nnp_plan_num_outputs(q) != nnp_plan_num_outputs(p))
-    return false;
-  for (int io = 0; io < 2; io++)
-    for (int k = 0; k < (io ? nnp_plan_num_outputs(p) : nnp_plan_num_inputs(p)); k++) {
-      const nnp_tensor *a = io ? nnp_plan_output(p, k) : nnp_plan_input((nnp_plan *)p, k);
-      const nnp_tensor *b = io ? nnp_plan_output(q, k) : nnp_plan_input(q, k);
-      if (a->dtype != b->dtype || a->rank != b->rank || b->dims[0] != 1) return false;
-      for (int d = 1; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d]) return false;
-    }
-  return true;
+/* Whether src at batch 1 (lo's input shapes) gives full's outputs with batch 1, asked of
+ * the graph's shape inference (ir/shape_infer.h) before any lane plan is compiled: a
+ * batch baked into the model (an input dimension fixed at N, a Reshape to [N, ...]) fails
+ * here and costs no lane compile. */
+static bool batch1_shapes_agree(const nnp_plan *full, const nnp_graph *src, const nnp_plan_options *lo) {
+  if (src->n_inputs != nnp_plan_num_inputs(full) || src->n_outputs != nnp_plan_num_outputs(full)) return false;
+  nnp_tensor inputs[NNP_PLAN_MAX_BINDINGS];
+  for (int i = 0; i < src->n_inputs; i++)
+    if (nnp_resolve_input_shape(src, lo, i, &inputs[i]) != NNP_OK) return false;
+  nnp_graph_shapes *sh = NULL;
+  if (nnp_graph_shapes_infer(src, inputs, &sh) != NNP_OK) return false;
+  bool ok = true;
+  for (int k = 0; ok && k < src->n_outputs; k++) {
+    const nnp_tensor *a = nnp_plan_output(full, k), *b = nnp_graph_shape(sh, src->outputs[k]);
+    ok = b && a->dtype == b->dtype && a->rank == b->rank && b->rank >= 1 && b->dims[0] == 1;
+    for (int d = 1; ok && d < a->rank; d++) ok = a->dims[d] == b->dims[d];
+  }
+  nnp_graph_shapes_destroy(sh);
+  return ok;
 }
 
 /* Whether a lane would spend its time re-reading weights: each lane streams every weight
@@ -183,6 +190,7 @@ nnp_status nnp_batch_lanes_create(const nnp_plan *full, const nnp_graph *src, co
     memcpy(lo.shapes[k].dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
     lo.shapes[k].dims[0] = 1;
   }
+  if (!batch1_shapes_agree(full, src, &lo)) return NNP_OK; /* layer at a time */
   nnp_batch_lanes *bl = nnp_calloc(1, sizeof *bl);
   int L = opt->threads < N ? (opt->threads > 1 ? opt->threads : 1) : (int)N;
   if (bl) {
@@ -200,10 +208,9 @@ nnp_status nnp_batch_lanes_create(const nnp_plan *full, const nnp_graph *src, co
       nnp_batch_lanes_destroy(bl);
       return s;
     }
-    /* the batch baked into the graph, or (auto) weights that a lane would re-read per
+    /* a lane that does not compile, or (auto) weights that a lane would re-read per
      * image: layer at a time. The lane just compiled is not counted yet: freed here. */
-    if (s != NNP_OK || !same_io_batch1(full, bl->lane[bl->n_lanes]) ||
-        (bl->n_lanes == 0 && opt->batch_lanes == NNP_LANES_AUTO && weights_dominate(full, bl->lane[0]))) {
+    if (s != NNP_OK || (bl->n_lanes == 0 && opt->batch_lanes == NNP_LANES_AUTO && weights_dominate(full, bl->lane[0]))) {
       nnp_plan_destroy(bl->lane[bl->n_lanes]);
       bl->lane[bl->n_lanes] = NULL;
       nnp_batch_lanes_destroy(bl);

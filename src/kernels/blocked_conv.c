@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "kernels/blocked_conv_impl.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/winograd.h"
 #include "nnperf/alloc.h"
 
@@ -76,7 +76,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
   k->depthwise = dw;
-  k->generic = generic || !nnp_cpu_has_avx512f();
+  k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
   k->cb = nnp_blocks(d->c);
   k->mb = nnp_blocks(d->m);
   k->ep.act = act;

@@ -1,5 +1,5 @@
 /* The AVX-512F tiles of the blocked (NCHW16c) convolution (kernels/blocked_conv.h).
- * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f().
+ * This file alone is compiled with -mavx512f; it runs only where the dispatch table (kernels/dispatch.h) picks AVX-512.
  *
  * Dense, strides 1 and 2: the wide tile (dense_wide below), 1-2 blocks x up to 14
  * pixels, or two rows of a plane at most 7 wide. Other strides: the border tile,

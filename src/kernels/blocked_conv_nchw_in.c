@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "kernels/blocked_conv.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 
 nnp_status nnp_bconv_nchw_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act,
@@ -17,7 +17,7 @@ nnp_status nnp_bconv_nchw_prepare(const nnp_conv2d_desc *d, const float *w, cons
   nnp_bconv_nchw_kernel *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
-  k->generic = generic || !nnp_cpu_has_avx512f();
+  k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
   k->mb = nnp_blocks(d->m);
   k->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
   const int64_t taps = d->kh * d->kw;

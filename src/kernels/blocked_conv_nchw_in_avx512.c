@@ -1,5 +1,5 @@
 /* The AVX-512F tile of the NCHW-in, NCHW16c-out convolution (kernels/blocked_conv_nchw_in.h;
- * this file gets -mavx512f, it runs only after nnp_cpu_has_avx512f()). One output row:
+ * this file gets -mavx512f, it runs only where the dispatch table (kernels/dispatch.h) picks AVX-512). One output row:
  * 1 or 2 output blocks x up to 14 pixels, 28 ZMM accumulators; per input channel and
  * tap, 1-2 weight vectors and one broadcast input scalar per pixel, read straight from
  * the input plane (stride 1 and 2 as compile-time constants, so the broadcasts address

@@ -6,7 +6,7 @@
 
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_pool.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 
 typedef struct pool_ctx {
   const nnp_pool2d_desc *d;
@@ -49,7 +49,7 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
 }
 
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
-  pool_ctx c = {d, x, y, !generic && nnp_cpu_has_avx512f()};
+  pool_ctx c = {d, x, y, !nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
   nnp_threadpool_run_homed(tp, pool_rows, &c, d->planes * d->oh); /* bound by memory */
 }
 

@@ -14,7 +14,7 @@
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
 
 /* One output row oh of one channel block: x the block's input plane, y its output row
- * (blocked_pool_avx512.c; only where nnp_cpu_has_avx512f()). */
+ * (blocked_pool_avx512.c; only where the dispatch table picks AVX-512). */
 void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh);
 
 /* GlobalAveragePool of a blocked X (n images of c real channels, hw pixels) into NCHW Y

@@ -1,6 +1,6 @@
 /* The AVX-512F row of the blocked MaxPool (kernels/blocked_pool.h): one ZMM per output
  * pixel, the max over the window's in-bounds taps. This file alone is compiled with
- * -mavx512f; it runs only after nnp_cpu_has_avx512f().
+ * -mavx512f; it runs only where the dispatch table (kernels/dispatch.h) picks AVX-512.
  *
  * _mm512_max_ps(v, m) is `v > m ? v : m` lane by lane, the generic kernel's comparison,
  * so a NaN input is skipped the same way and the two are equal bit for bit. */

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/dconv.h"
 #include "kernels/dwconv.h"
 #include "kernels/gemm.h"
@@ -32,7 +32,8 @@ const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k) {
     return k->dc->isa == NNP_DCONV_AVX512 ? "conv2d.direct.avx512"
            : k->dc->isa == NNP_DCONV_AVX2 ? "conv2d.direct.avx2"
                                           : "conv2d.direct.generic";
-  return names[k->generic ? 2 : nnp_cpu_has_avx512f() ? 0 : 1][k->algo];
+  nnp_isa isa = nnp_dispatch_isa(k->algo == NNP_CONV_DEPTHWISE ? NNP_KF_DEPTHWISE : NNP_KF_GEMM);
+  return names[k->generic ? 2 : isa == NNP_ISA_AVX512 ? 0 : 1][k->algo];
 }
 
 void nnp_conv2d_destroy(nnp_conv2d_kernel *k) {
@@ -55,7 +56,6 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
   nnp_conv2d_kernel *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory packing conv weights");
   k->d = *d;
-  k->generic = generic || !nnp_cpu_has_avx2_fma();
   k->cg = d->c / d->group;
   k->mg = d->m / d->group;
   k->ckk = k->cg * d->kh * d->kw;
@@ -68,16 +68,23 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
                                         : pick == NNP_CONV_PICK_AUTO && nnp_conv2d_direct_pays(d))
     k->algo = NNP_CONV_DIRECT;
   else k->algo = NNP_CONV_IM2COL;
+  k->generic = nnp_dispatch_portable(k->algo == NNP_CONV_DEPTHWISE ? NNP_KF_DEPTHWISE
+                                     : k->algo == NNP_CONV_DIRECT  ? NNP_KF_DIRECT_CONV
+                                                                   : NNP_KF_GEMM,
+                                     generic);
   if (k->algo == NNP_CONV_DEPTHWISE) {
     size_t n = (size_t)(d->c * d->kh * d->kw);
     k->wpack = nnp_aligned_alloc(n * sizeof(float));
     if (!k->wpack) goto oom;
     memcpy(k->wpack, w, n * sizeof(float));
     k->dw = k->generic ? nnp_dwconv_planes_generic
-            : nnp_cpu_has_avx512f() ? nnp_dwconv_planes_avx512
+            : nnp_dispatch_isa(NNP_KF_DEPTHWISE) == NNP_ISA_AVX512 ? nnp_dwconv_planes_avx512
                                     : nnp_dwconv_planes_avx2;
   } else if (k->algo == NNP_CONV_DIRECT) {
-    nnp_dconv_isa isa = k->generic ? NNP_DCONV_GENERIC : nnp_cpu_has_avx512f() ? NNP_DCONV_AVX512 : NNP_DCONV_AVX2;
+    nnp_isa table = nnp_dispatch_isa(NNP_KF_DIRECT_CONV);
+    nnp_dconv_isa isa = k->generic                  ? NNP_DCONV_GENERIC
+                        : table == NNP_ISA_AVX512 ? NNP_DCONV_AVX512
+                                                  : NNP_DCONV_AVX2;
     nnp_status s = nnp_dconv_prepare(d, w, isa, &k->dc);
     if (s != NNP_OK) {
       nnp_conv2d_destroy(k);

@@ -1,5 +1,7 @@
 #include "kernels/cpu.h"
 
+#include "kernels/dispatch.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +28,24 @@ static void detect_amx(nnp_cpu_features *f, unsigned edx7, unsigned long long xc
   f->amx_bf16 = f->amx_tile && ((edx7 >> 22) & 1);
 }
 
-static void detect(nnp_cpu_features *f) {
-  memset(f, 0, sizeof *f);
-  const char *env = getenv("NNP_CPU_FEATURES");
-  bool generic = env && strcmp(env, "generic") == 0;
-  /* the answer until CPUID says more (early returns: no AVX, not x86-64) */
-  amx_state = nnp_cpu_amx_decide(false, false, generic, NULL, amx_why, sizeof amx_why);
-  if (generic) {
-    f->forced_generic = f->forced_no_amx = true;
-    return;
-  }
+void nnp_cpu_features_override(nnp_cpu_features *f, const char *env) {
+  f->forced_generic = env && strcmp(env, "generic") == 0;
   f->forced_avx2 = env && strcmp(env, "avx2") == 0;
-  f->forced_no_amx = f->forced_avx2 || (env && strcmp(env, "avx512") == 0);
+  f->forced_no_amx = f->forced_generic || f->forced_avx2 || (env && strcmp(env, "avx512") == 0);
+  if (f->forced_generic) f->avx2 = f->fma = false;
+  if (f->forced_generic || f->forced_avx2)
+    f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = f->avx512bf16 = false;
+  if (f->forced_no_amx) f->amx_tile = f->amx_int8 = f->amx_bf16 = false;
+}
+
+/* env: NNP_CPU_FEATURES's value. The override is applied before AMX is decided, so a
+ * hidden AMX is never requested from the kernel. */
+static void detect(nnp_cpu_features *f, const char *env) {
+  memset(f, 0, sizeof *f);
+  nnp_cpu_features_override(f, env);
+  /* the answer until CPUID says more (early returns: no AVX, not x86-64) */
+  amx_state = nnp_cpu_amx_decide(false, false, f->forced_generic, NULL, amx_why, sizeof amx_why);
+  if (f->forced_generic) return;
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return;
@@ -58,19 +66,30 @@ static void detect(nnp_cpu_features *f) {
   unsigned edx7 = d;
   __cpuid_count(7, 1, a, b, c, d);
   f->avx512bf16 = f->avx512f && ((a >> 5) & 1);
-  if (f->forced_avx2) f->avx512f = f->avx512bw = f->avx512vl = f->avx512vnni = f->avx512bf16 = false;
+  nnp_cpu_features_override(f, env);
   detect_amx(f, edx7, xcr0);
 #endif
 }
 
 static nnp_cpu_features detected;
-static void detect_once(void) { detect(&detected); }
+static nnp_cpu_dispatch table;
+
+/* The only place the overrides are read: features, then the dispatch table from them. */
+static void detect_once(void) {
+  detect(&detected, getenv("NNP_CPU_FEATURES"));
+  nnp_cpu_dispatch_fill(&detected, getenv("NNP_NOWINO") != NULL, &table);
+}
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 const nnp_cpu_features *nnp_cpu_get(void) {
   /* once per process: detection may ask the kernel for AMX, which is to happen once */
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, detect_once);
   return &detected;
+}
+
+const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void) {
+  pthread_once(&once, detect_once);
+  return &table;
 }
 
 bool nnp_cpu_has_avx2_fma(void) {
@@ -88,18 +107,6 @@ bool nnp_cpu_has_avx512_vnni(void) {
   return f->avx2 && f->fma && f->avx512vl && f->avx512vnni;
 }
 
-const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void) {
-  /* Benign race, as in nnp_cpu_get: every thread computes the same value. */
-  static nnp_cpu_dispatch t;
-  static volatile int done;
-  if (!done) {
-    t.blocked_layout = nnp_cpu_has_avx512f();
-    t.winograd = nnp_cpu_has_avx512f() && !getenv("NNP_NOWINO");
-    done = 1;
-  }
-  return &t;
-}
-
 nnp_amx_state nnp_cpu_amx_status(const char **why) {
   nnp_cpu_get();
   if (why) *why = amx_why;
@@ -107,7 +114,6 @@ nnp_amx_state nnp_cpu_amx_status(const char **why) {
 }
 
 const char *nnp_cpu_kernel_isa(void) {
-  const nnp_cpu_features *f = nnp_cpu_get();
-  if (!(f->avx2 && f->fma)) return "generic";
-  return f->avx512f ? "avx512f+avx2+fma" : "avx2+fma";
+  nnp_isa isa = nnp_dispatch_isa(NNP_KF_GEMM);
+  return isa == NNP_ISA_AVX512 ? "avx512f+avx2+fma" : isa == NNP_ISA_AVX2 ? "avx2+fma" : "generic";
 }

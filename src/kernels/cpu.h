@@ -46,29 +46,26 @@ nnp_amx_state nnp_cpu_amx_request_permission(char *why, size_t n);
  * request (called at most once, only when the first three allow AMX). */
 nnp_amx_state nnp_cpu_amx_decide(bool cpuid_tile, bool xcr0_tile, bool hidden,
                                  nnp_amx_state (*request)(char *why, size_t n), char *why, size_t n);
-/* The int8 kernel family the fast INT8 ops pick here: "vnni" (AVX-512 VNNI), "avx2" or
- * "generic". Never "amx" yet: no AMX kernel exists (docs/quantization.md says why). */
+/* The int8 kernel family the fast INT8 ops pick here (the dispatch table's INT8 depthwise
+ * entry): "vnni" (AVX-512 VNNI), "avx2" or "generic". Never "amx" yet: no AMX kernel exists (docs/quantization.md says why). */
 const char *nnp_cpu_int8_isa(void);
 
-/* Detected features (cached after the first call), the override applied. */
+/* Detected features (cached after the first call), the override applied. Kernels, ops and
+ * passes do not ask these: they ask the dispatch table (kernels/dispatch.h), filled from
+ * them once; the feature queries below are for reports, tests and benches. */
 const nnp_cpu_features *nnp_cpu_get(void);
+/* Applies NNP_CPU_FEATURES's value env (NULL: unset; an unknown value changes nothing):
+ * sets the forced_* flags and clears the features they hide. Pure: detection applies it
+ * to the CPU's bits, the dispatch test to made-up CPUs. */
+void nnp_cpu_features_override(nnp_cpu_features *f, const char *env);
 /* AVX2 + FMA kernels usable. */
 bool nnp_cpu_has_avx2_fma(void);
 /* AVX-512F + VL kernels usable (and AVX2 + FMA, which they fall back on). */
 bool nnp_cpu_has_avx512f(void);
 /* AVX-512 VNNI with VL (256-bit vpdpwssd) on top of AVX2 + FMA. */
 bool nnp_cpu_has_avx512_vnni(void);
-/* "avx2+fma", "avx512f+avx2+fma" or "generic": what the kernels run on. */
+/* "avx2+fma", "avx512f+avx2+fma" or "generic": what the dense fp32 kernels run on (the
+ * dispatch table's GEMM entry). */
 const char *nnp_cpu_kernel_isa(void);
-
-/* Dispatch decisions that are not one ISA bit, filled once with the features (as
- * XNNPACK's configs are) and queried by the passes and kernels, so no pass tests CPU
- * features and no kernel reads the environment itself. */
-typedef struct nnp_cpu_dispatch {
-  bool blocked_layout; /* the NCHW16c pass pays: the AVX-512 blocked tile runs (AVX-512F) */
-  bool winograd;       /* 3x3 stride-1 convs may take Winograd F(4,3): AVX-512F and
-                        * NNP_NOWINO unset (NNP_NOWINO=1 keeps them on the direct tiles) */
-} nnp_cpu_dispatch;
-const nnp_cpu_dispatch *nnp_cpu_dispatch_get(void);
 
 #endif

@@ -3,6 +3,7 @@
  * inherited by threads created afterwards, so one call at detection covers the pool. */
 #define _GNU_SOURCE
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +51,6 @@ nnp_amx_state nnp_cpu_amx_decide(bool cpuid_tile, bool xcr0_tile, bool hidden,
 }
 
 const char *nnp_cpu_int8_isa(void) {
-  if (nnp_cpu_has_avx512_vnni() && nnp_cpu_get()->avx512bw) return "vnni";
-  return nnp_cpu_has_avx2_fma() ? "avx2" : "generic";
+  nnp_isa isa = nnp_dispatch_isa(NNP_KF_QDWCONV);
+  return isa == NNP_ISA_AVX512_VNNI ? "vnni" : isa == NNP_ISA_AVX2 ? "avx2" : "generic";
 }

@@ -3,7 +3,7 @@
  * Per input channel and tap: 3 masked loads of the input (the mask zeroes the padding
  * and the lanes past the plane; masked-off lanes are never read, so a vector that starts
  * before the plane or ends past it does not fault) and 8 weight broadcasts for 24 FMAs.
- * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f(). */
+ * This file alone is compiled with -mavx512f; it runs only where the dispatch table (kernels/dispatch.h) picks AVX-512. */
 #include <immintrin.h>
 
 #include "kernels/dconv.h"

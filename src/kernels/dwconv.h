@@ -12,7 +12,7 @@
 /* Planes [b, e) of the n*c planes; ep as in nnp_conv2d_run. */
 void nnp_dwconv_planes_generic(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
                                const nnp_epilogue *ep, int64_t b, int64_t e);
-/* AVX-512F only (nnp_cpu_has_avx512f()); shapes it does not cover run the AVX2 kernel. */
+/* AVX-512F only (the dispatch table's depthwise entry); shapes it does not cover run the AVX2 kernel. */
 void nnp_dwconv_planes_avx512(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
                               const nnp_epilogue *ep, int64_t b, int64_t e);
 void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,

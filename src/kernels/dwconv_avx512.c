@@ -1,5 +1,5 @@
 /* Depthwise convolution for AVX-512F (this file alone gets -mavx512f -mavx512vl; it is
- * only called after nnp_cpu_has_avx512f()).
+ * only called where the dispatch table (kernels/dispatch.h) picks AVX-512).
  *
  * Square 3x3 and 5x5 kernels, stride 1 or 2 (both directions), no dilation: what
  * MobileNet and EfficientNet use. Everything else runs the AVX2 kernel.

@@ -2,12 +2,12 @@
 
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 
 enum { MR = NNP_SGEMM_MR, NR = NNP_SGEMM_NR };
 
 nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void) {
-  return nnp_cpu_has_avx512f() ? nnp_sgemm_tile_avx512 : nnp_sgemm_tile_avx2;
+  return nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX512 ? nnp_sgemm_tile_avx512 : nnp_sgemm_tile_avx2;
 }
 
 size_t nnp_sgemm_packed_a_floats(int64_t M, int64_t K) { return (size_t)((M + MR - 1) / MR * MR * K); }
@@ -175,14 +175,15 @@ static void sgemv_range_avx2(void *p, int64_t p0, int64_t p1) {
 void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C,
                          int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp, bool generic) {
   if (M <= 0 || N <= 0) return;
-  if (M == 1 && !generic && nnp_cpu_has_avx512f()) { /* a classifier at batch 1: stream B once */
+  const nnp_isa isa = generic ? NNP_ISA_GENERIC : nnp_dispatch_isa(NNP_KF_GEMM);
+  if (M == 1 && isa == NNP_ISA_AVX512) { /* a classifier at batch 1: stream B once */
     sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
     plan_kblocks(&j);
     sgemv_job g = {.N = N, .K = K, .kc = j.kblock ? j.kc : K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
     nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
     return;
   }
-  if (M == 1 && !generic && nnp_cpu_has_avx2_fma()) { /* the same on AVX2: one FMA per B vector, not six */
+  if (M == 1 && isa == NNP_ISA_AVX2) { /* the same on AVX2: one FMA per B vector, not six */
     sgemv_job g = {.N = N, .K = K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
     nnp_threadpool_run(tp, sgemv_range_avx2, &g, (N + NR - 1) / NR);
     return;
@@ -234,5 +235,5 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
 
 void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
                       const nnp_epilogue *ep, nnp_threadpool *tp) {
-  nnp_sgemm_packed_ex(M, N, K, Ap, Bp, C, ldc, ep, tp, !nnp_cpu_has_avx2_fma());
+  nnp_sgemm_packed_ex(M, N, K, Ap, Bp, C, ldc, ep, tp, nnp_dispatch_portable(NNP_KF_GEMM, false));
 }

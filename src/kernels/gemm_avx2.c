@@ -1,5 +1,5 @@
 /* The AVX2 + FMA 6 x 16 tile of the packed SGEMM (kernels/gemm.h). This file alone is
- * compiled with -mavx2 -mfma; it is only called after nnp_cpu_has_avx2_fma(). */
+ * compiled with -mavx2 -mfma; it is only called where the dispatch table (kernels/dispatch.h) picks AVX2. */
 #include <immintrin.h>
 
 #include "kernels/act_avx2.h"

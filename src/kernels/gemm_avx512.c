@@ -1,6 +1,6 @@
 /* The AVX-512F 6 x 16 tile of the packed SGEMM (kernels/gemm.h): the AVX2 tile's
  * geometry and packing, two ZMM accumulators per row (even and odd k). This file alone
- * is compiled with -mavx512f; it is only called after nnp_cpu_has_avx512f().
+ * is compiled with -mavx512f; it is only called where the dispatch table (kernels/dispatch.h) picks AVX-512.
  *
  * Why, on a CPU whose 512-bit FMA peak equals its 256-bit one (AMD Zen 4 runs a ZMM
  * FMA as two 256-bit halves: bench_gemm_gflops measures both peaks): per k the AVX2 tile

@@ -1,6 +1,6 @@
 /* The INT8 depthwise body compiled with -mavx2 (kernels/qdwconv_impl.h): the same loops,
  * vectorized by the compiler, and the AVX2 row requantize. Called only after
- * nnp_cpu_has_avx2_fma(). */
+ * the dispatch table (kernels/dispatch.h) picks AVX2. */
 #include "kernels/qdwconv.h"
 
 #if defined(__AVX2__)

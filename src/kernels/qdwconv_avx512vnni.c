@@ -18,7 +18,7 @@
  *    ZMM and the pair multiply-add in one vpdpwssd, each lane holding the pair (x[i +
  *    off0], x[i + off1]) as two int16.
  * 3. The shared row path (kernels/qdwconv_impl.h) with 16-wide accumulate rows.
- * Called only after nnp_cpu_has_avx512_vnni() and AVX-512BW. */
+ * Called only where the dispatch table (kernels/dispatch.h) picks VNNI (which needs AVX-512BW here). */
 #include "kernels/qdwconv.h"
 
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)

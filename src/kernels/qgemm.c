@@ -1,7 +1,7 @@
 /* Packing, the generic tile and the tile loop of the packed INT8 GEMM (kernels/qgemm.h). */
 #include "kernels/qgemm.h"
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 
 #define MR NNP_QGEMM_MR
 #define NR NNP_QGEMM_NR
@@ -80,8 +80,8 @@ static void qgemm_range(void *p, int64_t b, int64_t e) {
 }
 
 nnp_qgemm_isa nnp_qgemm_best_isa(void) {
-  if (nnp_cpu_has_avx512_vnni()) return NNP_QGEMM_VNNI;
-  return nnp_cpu_has_avx2_fma() ? NNP_QGEMM_AVX2 : NNP_QGEMM_GENERIC;
+  nnp_isa isa = nnp_dispatch_isa(NNP_KF_QGEMM);
+  return isa == NNP_ISA_AVX512_VNNI ? NNP_QGEMM_VNNI : isa == NNP_ISA_AVX2 ? NNP_QGEMM_AVX2 : NNP_QGEMM_GENERIC;
 }
 
 const char *nnp_qgemm_isa_name(nnp_qgemm_isa isa) {

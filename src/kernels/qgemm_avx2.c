@@ -1,7 +1,7 @@
 /* The AVX2 6 x 16 tile of the packed INT8 GEMM (kernels/qgemm.h): exact int16 pair
  * products by vpmaddwd into int32 accumulators, then the requantize epilogue in float
  * (the same operations, in the same order, as nnp_qrequant). This file alone is compiled
- * with -mavx2 -mfma; it is only called after nnp_cpu_has_avx2_fma(). */
+ * with -mavx2 -mfma; it is only called where the dispatch table (kernels/dispatch.h) picks AVX2. */
 #include <immintrin.h>
 #include <string.h>
 

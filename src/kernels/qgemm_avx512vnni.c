@@ -163,7 +163,7 @@ void nnp_qim2col4_runs_avx512(const uint8_t *x, int64_t plane, int64_t C, int64_
   }
 }
 #else
-/* The compiler cannot emit VNNI: never selected (nnp_cpu_has_avx512_vnni is false). */
+/* The compiler cannot emit VNNI (not x86-64): never selected, the dispatch table picks no VNNI there. */
 void nnp_qgemm4_tile_vnni(int64_t K4, const int8_t *a, const uint8_t *b, uint8_t *c, int64_t ldc, int mr, int nr,
                           const nnp_qepilogue *ep, int64_t i0) {
   nnp_qgemm4_tile_generic(K4, a, b, c, ldc, mr, nr, ep, i0);

@@ -1,7 +1,7 @@
 /* Packing, the generic dot product and the thread split of kernels/qgemv.h. */
 #include "kernels/qgemv.h"
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 
 #define QGEMV_VEC 16 /* int16 lanes of one YMM */
 #define QGEMV_BLOCK 4
@@ -67,6 +67,6 @@ void nnp_qgemv(int64_t R, int64_t N, int64_t kpad, const int16_t *x, const int16
                nnp_threadpool *tp, bool generic) {
   if (R <= 0 || N <= 0) return;
   qgemv_job j = {.R = R, .N = N, .kpad = kpad, .x = x, .w = w, .out = out,
-                 .generic = generic || !nnp_cpu_has_avx2_fma()};
+                 .generic = nnp_dispatch_portable(NNP_KF_QGEMV, generic)};
   nnp_threadpool_run(tp, qgemv_range, &j, (N + QGEMV_BLOCK - 1) / QGEMV_BLOCK);
 }

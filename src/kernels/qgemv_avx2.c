@@ -1,7 +1,7 @@
 /* The AVX2 dot products of kernels/qgemv.h: vpmaddwd multiplies int16 pairs and adds each
  * pair into an int32 lane, exact for operands in [-255, 255]; the partial sums of 16 k
  * per step are added into int32 lanes and reduced once at the end. This file alone is
- * compiled with -mavx2 -mfma; it runs only after nnp_cpu_has_avx2_fma(). */
+ * compiled with -mavx2 -mfma; it runs only where the dispatch table (kernels/dispatch.h) picks AVX2. */
 #include <immintrin.h>
 
 #include "kernels/qgemv.h"
@@ -28,7 +28,7 @@ void nnp_qgemv_dot4_avx2(int64_t kpad, const int16_t *x, const int16_t *w, int64
   acc[2] = hsum(s2);
   acc[3] = hsum(s3);
 }
-#else /* never called off x86 (nnp_cpu_has_avx2_fma is false): the portable sums */
+#else /* never called off x86 (the dispatch table picks no AVX2 there): the portable sums */
 void nnp_qgemv_dot4_avx2(int64_t kpad, const int16_t *x, const int16_t *w, int64_t ldw, int32_t acc[4]) {
   for (int j = 0; j < 4; j++) {
     int32_t s = 0;

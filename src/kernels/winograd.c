@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernels/blocked_conv_impl.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 
 #define POS 16 /* positions of a 4x4 tile */
@@ -25,7 +25,7 @@ struct nnp_wino {
 };
 
 bool nnp_wino_fits(const nnp_conv2d_desc *d) {
-  return nnp_cpu_dispatch_get()->winograd && nnp_wino_avx512_built() && d->group == 1 && d->kh == 3 && d->kw == 3 &&
+  return nnp_dispatch_isa(NNP_KF_WINOGRAD) == NNP_ISA_AVX512 && nnp_wino_avx512_built() && d->group == 1 && d->kh == 3 && d->kw == 3 &&
          d->sh == 1 && d->sw == 1 && d->dh == 1 && d->dw == 1 && d->ph <= 1 && d->pw <= 1 &&
          ((d->oh >= NNP_WINO_MIN_W && d->ow >= NNP_WINO_MIN_W) ||
           (d->n >= NNP_WINO_MIN_BATCH && d->oh >= NNP_WINO_MIN_W / 2 && d->ow >= NNP_WINO_MIN_W / 2));

@@ -1,6 +1,6 @@
 /* The Winograd F(2x2, 3x3) transforms on AVX-512F (kernels/winograd.h): one 16-channel
  * block of one 4x4 input tile or 2x2 output tile per iteration, 16 vectors in registers.
- * This file alone is compiled with -mavx512f; it runs only after nnp_cpu_has_avx512f(). */
+ * This file alone is compiled with -mavx512f; it runs only where the dispatch table (kernels/dispatch.h) picks AVX-512. */
 #include "kernels/winograd.h"
 
 #if defined(__AVX512F__)

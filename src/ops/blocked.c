@@ -18,7 +18,7 @@
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_conv_nchw_in.h"
 #include "kernels/blocked_pool.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/fast_ops.h"
@@ -313,7 +313,7 @@ static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, 
   blocked_pool_state *state = nnp_malloc(sizeof *state);
   if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
   state->d = d;
-  state->generic = generic || !nnp_cpu_has_avx512f();
+  state->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic);
   out->run = run_blocked_max_pool;
   out->destroy = nnp_free;
   out->state = state;

@@ -6,7 +6,7 @@
  * anything else declines, and the reference kernel runs. */
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -44,7 +44,7 @@ nnp_status nnp_prepare_batched_matmul(const nnp_op_ctx *ctx, bool generic, nnp_f
   if (batches == 0 || M == 0 || N == 0 || K == 0 || b->dims[b->rank - 2] != K) return NNP_OK;
   fast_bmm *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a batched MatMul");
-  *f = (fast_bmm){.batches = batches, .M = M, .N = N, .K = K, .generic = generic || !nnp_cpu_has_avx2_fma()};
+  *f = (fast_bmm){.batches = batches, .M = M, .N = N, .K = K, .generic = nnp_dispatch_portable(NNP_KF_GEMM, generic)};
   out->run = fast_bmm_run;
   out->destroy = nnp_free;
   out->state = f;

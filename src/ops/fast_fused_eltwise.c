@@ -6,7 +6,7 @@
  * an AVX2 EPYC (docs/kernels.md). */
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/ewprog.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -52,7 +52,7 @@ static void fused_ew_destroy(void *state) { nnp_free(state); }
 
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
-  if (generic || !nnp_cpu_has_avx2_fma()) return NNP_OK;
+  if (nnp_dispatch_portable(NNP_KF_FUSED_ELTWISE, generic)) return NNP_OK; /* no portable fast kernel */
   const int64_t *prog;
   const float *params;
   const int np = nnp_attr_ints(ctx->node, "program", &prog), nf = nnp_attr_floats(ctx->node, "params", &params);

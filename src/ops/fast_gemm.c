@@ -2,7 +2,7 @@
  * fully connected layer): B is packed once here, A per run into scratch. */
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -47,7 +47,7 @@ static nnp_status make(const nnp_tensor *b, int64_t M, int64_t N, int64_t K, int
                        int64_t sbn, bool generic, fast_gemm **out) {
   fast_gemm *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory packing GEMM weights");
-  *f = (fast_gemm){.M = M, .N = N, .K = K, .sam = sam, .sak = sak, .generic = generic || !nnp_cpu_has_avx2_fma()};
+  *f = (fast_gemm){.M = M, .N = N, .K = K, .sam = sam, .sak = sak, .generic = nnp_dispatch_portable(NNP_KF_GEMM, generic)};
   f->bpack = nnp_aligned_alloc(nnp_sgemm_packed_b_floats(K, N) * sizeof(float) + 1);
   if (!f->bpack) {
     nnp_free(f);

@@ -31,7 +31,10 @@ nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_f
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
 /* The op's prepare hook, NULL when there is none. There is one way for an op to have a
- * fast kernel: its nnp_op_info.prepare (set in the op's own descriptor). */
+ * fast kernel: its nnp_op_info.prepare (set in the op's own descriptor). Not a switch on
+ * op types here: the op table already describes each op (infer, ref, prepare side by
+ * side), and a second list would have to be kept in step with it. Which ISA variant a
+ * hook picks is the CPU-dispatch table's answer (kernels/dispatch.h). */
 nnp_prepare_fn nnp_op_prepare(int op);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kernels/conv.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/qdwconv.h"
 #include "kernels/qgemm.h"
 #include "nnperf/alloc.h"
@@ -214,7 +214,7 @@ static nnp_status fast_qconv8_run(void *p, nnp_op_ctx *ctx) {
   uint8_t *y = ctx->out[0]->data;
   int64_t panels = (f->N + NNP_QGEMM_NR - 1) / NNP_QGEMM_NR;
   for (int64_t n = 0; n < d->n; n++) {
-    im2col8_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp, .runs_ok = nnp_cpu_get()->avx512bw};
+    im2col8_job j = {.f = f, .x = x + n * d->c * d->h * d->w, .bp = bp, .runs_ok = nnp_dispatch_isa(NNP_KF_QIM2COL) == NNP_ISA_AVX512};
     nnp_threadpool_run(ctx->pool, im2col8_range, &j, panels);
     nnp_qgemm4_packed(d->m, f->N, f->K, f->apack, bp, y + n * d->m * f->N, f->N, &f->ep, ctx->pool, true);
   }
@@ -315,7 +315,7 @@ static nnp_status prepare_depthwise(const nnp_op_ctx *ctx, const nnp_conv2d_desc
   f->d = (nnp_qdw_desc){.c = C, .h = cd->h, .w = cd->w, .oh = cd->oh, .ow = cd->ow, .kh = cd->kh, .kw = cd->kw,
                         .sh = cd->sh, .sw = cd->sw, .ph = cd->ph, .pw = cd->pw, .dh = cd->dh, .dw = cd->dw};
   f->n = cd->n;
-  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->generic = nnp_dispatch_portable(NNP_KF_QDWCONV, generic);
   f->xzp = ((const uint8_t *)xz->data)[0];
   f->w = nnp_malloc((size_t)(C * khw) * sizeof(int16_t));
   f->mult = nnp_malloc((size_t)C * sizeof(float));
@@ -345,7 +345,7 @@ static nnp_status prepare_depthwise(const nnp_op_ctx *ctx, const nnp_conv2d_desc
   out->destroy = fast_qdw_destroy;
   out->state = f;
   out->name = f->generic                       ? "qlinearconv.depthwise.generic"
-              : nnp_cpu_has_avx512_vnni() && nnp_cpu_get()->avx512bw ? "qlinearconv.depthwise.avx512vnni"
+              : nnp_dispatch_isa(NNP_KF_QDWCONV) == NNP_ISA_AVX512_VNNI ? "qlinearconv.depthwise.avx512vnni"
                                                : "qlinearconv.depthwise.avx2";
   return NNP_OK;
 }
@@ -385,7 +385,7 @@ nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fas
   f->cp = (d.c + 1) & ~(int64_t)1;
   f->K = f->cp * d.kh * d.kw;
   f->N = d.oh * d.ow;
-  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->generic = nnp_dispatch_portable(NNP_KF_QGEMM, generic);
   f->isa = f->generic ? NNP_QGEMM_GENERIC : nnp_qgemm_best_isa();
   f->xzp = ((const uint8_t *)xz->data)[0];
   f->apack = nnp_aligned_alloc(nnp_qgemm_packed_a_elems(M, f->K) * sizeof(int16_t));

@@ -4,7 +4,7 @@
  * scales stay with the reference kernels of ops/quant.c. */
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/qeltwise.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -35,7 +35,7 @@ nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
   if (quantize ? x->dtype != NNP_F32 || y->dtype != NNP_U8 : x->dtype != NNP_U8 || y->dtype != NNP_F32) return NNP_OK;
   fast_q *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", ctx->node->op_type);
-  *f = (fast_q){.quantize = quantize, .generic = generic || !nnp_cpu_has_avx2_fma(),
+  *f = (fast_q){.quantize = quantize, .generic = nnp_dispatch_portable(NNP_KF_QELTWISE, generic),
                 .scale = *(const float *)s->data, .zp = *(const uint8_t *)zp->data};
   out->run = fast_q_run;
   out->destroy = fast_q_destroy;

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/qgemv.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
@@ -168,7 +168,7 @@ static nnp_status prepare_qgemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
   f->N = d.N;
   f->kpad = nnp_qgemv_kpad(d.K);
   f->u8 = u8_output(ctx);
-  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->generic = nnp_dispatch_portable(NNP_KF_QGEMV, generic);
   f->xzp = *(const uint8_t *)ctx->in[2]->data;
   f->w = nnp_aligned_alloc((size_t)(d.N * f->kpad) * sizeof(int16_t) + 64);
   f->per = nnp_malloc((size_t)(d.N > 0 ? d.N : 1) * sizeof(float));

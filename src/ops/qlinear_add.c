@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/qeltwise.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -83,7 +83,7 @@ static nnp_status prepare_qlinear_add(const nnp_op_ctx *ctx, bool generic, nnp_f
   fast_qadd *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing QLinearAdd");
   f->p = p;
-  f->generic = generic || !nnp_cpu_has_avx2_fma();
+  f->generic = nnp_dispatch_portable(NNP_KF_QELTWISE, generic);
   out->run = fast_qadd_run;
   out->destroy = fast_qadd_destroy;
   out->state = f;

@@ -96,6 +96,15 @@ if "$nnperf" inspect zoo:tiny --summary --profile --runs 1 --threads 2 > "$work/
   else
     bad "inspect --profile: ref=$ref rows=$ref_rows kernel rows=$kernel_rows steps=$steps: $(cat "$work/prof" "$work/err")"
   fi
+  # the table the kernel names came from (kernels/dispatch.h), under the generic override
+  # every family portable or off
+  if NNP_CPU_FEATURES=generic "$nnperf" inspect zoo:tiny --profile --runs 1 > "$work/prof_generic" 2>&1 &&
+     grep -qE "^kernel dispatch +gemm (avx512|avx2|generic), .*winograd (avx512|off), " "$work/prof" &&
+     grep -E "^kernel dispatch " "$work/prof_generic" | grep -qvE "avx" ; then
+    ok "inspect --profile prints the dispatch table"
+  else
+    bad "inspect --profile dispatch table: $(grep "^kernel dispatch" "$work/prof" "$work/prof_generic")"
+  fi
 else
   bad "inspect --profile: exit $?: $(cat "$work/err")"
 fi

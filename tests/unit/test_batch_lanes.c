@@ -137,6 +137,35 @@ static void test_not_per_sample(void) {
   }
 }
 
+/* A batch baked into a Reshape's constant shape ([4, -1]) is per-sample at batch 4 but
+ * turns a batch-1 image [1, 4] into [4, 1]: the lane plan would compile, yet its output is
+ * not one image of the batch's. The graph's batch-1 shape inference must refuse lanes
+ * (were the lanes taken, each would copy 4 floats where an image has 4 rows of 4). */
+static void test_batch_in_reshape(void) {
+  const int64_t xd[] = {-1, 4}, sd[] = {2}, shape[] = {4, -1};
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", F32, 2, xd);
+  Onnx__TensorProto *t = mb_tensor("shape", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, sd);
+  mb_raw_data(t, sizeof shape, shape);
+  mb_init(m, t);
+  mb_node(m, "Reshape", "rs", "x,shape", "h");
+  mb_node(m, "Softmax", "sm", "h", "y");
+  mb_output(m, "y", F32);
+  nnp_graph *g = load(m);
+  if (g) {
+    int64_t n0 = 0, n1 = 0;
+    int l0 = -1, l1 = -1;
+    float *ref = run(g, 4, 1, false, true, &n0, &l0);
+    float *got = run(g, 4, 2, true, true, &n1, &l1);
+    CHECK_MSG(l1 == 0, "a batch in a Reshape constant: %d lanes", l1);
+    CHECK(ref && got && n0 == 16 && n0 == n1 && !memcmp(ref, got, (size_t)n0 * sizeof(float)));
+    nnp_free(ref);
+    nnp_free(got);
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
 /* Every allocation of a compile with lanes may fail: NNP_ERR_NOMEM, nothing leaked. */
 static void test_alloc_failures(void) {
   nnp_zoo_options zo;
@@ -202,6 +231,7 @@ int main(void) {
   check_model("efficientnet_lite0", 64, true);
   check_model("resnet18", 48, true);
   test_not_per_sample();
+  test_batch_in_reshape();
   test_auto_policy();
   test_alloc_failures();
   TEST_MAIN_END();

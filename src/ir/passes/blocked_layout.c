@@ -31,7 +31,7 @@
 #include "ir/passes/pass_util.h"
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_conv_nchw_in.h"
-#include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/internal_ops.h"
@@ -225,7 +225,7 @@ nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes,
   *count = 0;
   /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
    * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
-  if (!shapes || !nnp_cpu_dispatch_get()->blocked_layout) return NNP_OK;
+  if (!shapes || nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) != NNP_ISA_AVX512) return NNP_OK;
   NNP_TRY(nnp_graph_toposort(g));
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
