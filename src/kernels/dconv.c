@@ -5,7 +5,8 @@
 #include "nnperf/alloc.h"
 
 bool nnp_conv2d_direct_applies(const nnp_conv2d_desc *d) {
-  return d->group == 1 && d->sh == 1 && d->sw == 1 && d->dh == 1 && d->dw == 1 && d->kh % 2 == 1 &&
+  const bool depthwise = d->group > 1 && d->group == d->c && d->group == d->m;
+  return d->group >= 1 && d->c % d->group == 0 && d->m % d->group == 0 && !depthwise && d->sh == 1 && d->sw == 1 && d->dh == 1 && d->dw == 1 && d->kh % 2 == 1 &&
          d->kw % 2 == 1 && d->ph == d->kh / 2 && d->pw == d->kw / 2 && d->oh == d->h && d->ow == d->w &&
          d->h * d->w <= INT32_MAX;
 }
@@ -40,8 +41,9 @@ static void geometry(nnp_dconv_isa isa, int *mb, int *nv, int *vl) {
 
 nnp_status nnp_dconv_prepare(const nnp_conv2d_desc *d, const float *w, nnp_dconv_isa isa, nnp_dconv **out) {
   *out = NULL;
-  if (!nnp_conv2d_direct_applies(d))
-    return nnp_error(NNP_ERR_SHAPE, "conv2d: the direct kernel needs a stride-1 'same' convolution, group 1");
+  if (!nnp_conv2d_direct_applies(d) || (d->group > 1 && isa == NNP_DCONV_AVX512))
+    return nnp_error(NNP_ERR_SHAPE, "conv2d: the direct kernel needs a stride-1 'same' convolution (grouped: not "
+                                    "depthwise, not on the AVX-512 tile)");
   nnp_dconv *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory packing direct conv weights");
   k->d = *d;
@@ -49,11 +51,14 @@ nnp_status nnp_dconv_prepare(const nnp_conv2d_desc *d, const float *w, nnp_dconv
   geometry(isa, &k->mb, &k->nv, &k->vl);
   k->P = d->h * d->w;
   k->taps = d->kh * d->kw;
-  k->blocks = (d->m + k->mb - 1) / k->mb;
+  k->cg = d->c / d->group;
+  k->mg = d->m / d->group;
+  k->gblocks = (k->mg + k->mb - 1) / k->mb;
+  k->blocks = d->group * k->gblocks;
   k->vecs = (k->P + k->vl - 1) / k->vl;
   k->groups = (k->vecs + k->nv - 1) / k->nv;
-  k->by_blocks = d->m * k->taps > k->P; /* weights (M x C x taps) over one input (C x P) */
-  size_t wf = (size_t)(k->blocks * k->taps * d->c * k->mb);
+  k->by_blocks = d->m * k->cg * k->taps > d->c * k->P; /* weights (M x C/group x taps) over one input (C x P) */
+  size_t wf = (size_t)(k->blocks * k->taps * k->cg * k->mb);
   k->w = nnp_aligned_alloc(wf * sizeof(float));
   k->mask = nnp_malloc((size_t)(k->vecs * k->taps) * sizeof *k->mask);
   k->off = nnp_malloc((size_t)k->taps * sizeof *k->off);
@@ -61,13 +66,15 @@ nnp_status nnp_dconv_prepare(const nnp_conv2d_desc *d, const float *w, nnp_dconv
     nnp_dconv_destroy(k);
     return nnp_error(NNP_ERR_NOMEM, "out of memory packing direct conv weights");
   }
-  for (int64_t b = 0; b < k->blocks; b++)
+  for (int64_t b = 0; b < k->blocks; b++) {
+    int64_t m0, c0;
+    int mr;
+    nnp_dconv_block(k, b, &m0, &mr, &c0);
     for (int64_t t = 0; t < k->taps; t++)
-      for (int64_t c = 0; c < d->c; c++)
-        for (int i = 0; i < k->mb; i++) {
-          int64_t m = b * k->mb + i;
-          k->w[((b * k->taps + t) * d->c + c) * k->mb + i] = m < d->m ? w[(m * d->c + c) * k->taps + t] : 0.0f;
-        }
+      for (int64_t c = 0; c < k->cg; c++)
+        for (int i = 0; i < k->mb; i++)
+          k->w[((b * k->taps + t) * k->cg + c) * k->mb + i] = i < mr ? w[((m0 + i) * k->cg + c) * k->taps + t] : 0.0f;
+  }
   for (int64_t t = 0; t < k->taps; t++) {
     int64_t dy = t / d->kw - d->ph, dx = t % d->kw - d->pw;
     k->off[t] = dy * d->w + dx;
@@ -89,11 +96,14 @@ nnp_status nnp_dconv_prepare(const nnp_conv2d_desc *d, const float *w, nnp_dconv
 void nnp_dconv_tasks_generic(const nnp_dconv *k, const float *x, float *y, const nnp_epilogue *ep, int64_t t0,
                              int64_t t1) {
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t P = k->P, C = d->c, span = (int64_t)k->nv * k->vl;
+  const int64_t P = k->P, C = k->cg, span = (int64_t)k->nv * k->vl;
   for (int64_t t = t0; t < t1; t++) {
     int64_t n, b, g;
     nnp_dconv_task(k, t, &n, &b, &g);
-    const float *xn = x + n * C * P;
+    int64_t m0, c0;
+    int mr;
+    nnp_dconv_block(k, b, &m0, &mr, &c0);
+    const float *xn = x + (n * d->c + c0) * P;
     float *yn = y + n * d->m * P;
     nnp_epilogue loc, *lp = NULL;
     if (ep) { /* the epilogue of image n: residual shaped like Y */
@@ -103,9 +113,8 @@ void nnp_dconv_tasks_generic(const nnp_dconv *k, const float *x, float *y, const
       lp = &loc;
     }
     int64_t p0 = g * span, p1 = p0 + span < P ? p0 + span : P;
-    for (int i = 0; i < k->mb; i++) {
-      int64_t m = b * k->mb + i;
-      if (m >= d->m) break;
+    for (int i = 0; i < mr; i++) {
+      int64_t m = m0 + i;
       for (int64_t p = p0; p < p1; p++) {
         int64_t oh = p / d->w, ow = p % d->w;
         float acc = 0.0f;

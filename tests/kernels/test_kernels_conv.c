@@ -137,7 +137,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
  * Epilogue variant ev: 0 none (NULL), 1 bias, 2 bias + relu, 3 clip, 4 bias + hardswish,
  * 5 bias + sigmoid, 6 bias + residual + relu, 7 residual as the output itself. */
 static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const *pools) {
-  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * d->c * d->kh * d->kw;
+  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * (d->c / d->group) * d->kh * d->kw;
   float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
   float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
   float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
@@ -158,7 +158,7 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
   static const char *isa_name[3] = {"generic", "avx2", "avx512"};
   bool have[3] = {true, nnp_cpu_has_avx2_fma(), nnp_cpu_has_avx512f()};
   for (int isa = 0; isa < 3; isa++) {
-    if (!have[isa]) continue;
+    if (!have[isa] || (isa == NNP_DCONV_AVX512 && d->group > 1)) continue; /* that tile is group 1 only */
     nnp_dconv *k = NULL;
     CHECK_OK(nnp_dconv_prepare(d, w, (nnp_dconv_isa)isa, &k));
     if (!k) continue;
@@ -183,9 +183,10 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
     nnp_conv2d_kernel *k = NULL;
     CHECK_OK(nnp_conv2d_prepare_pick(d, w, generic, NNP_CONV_PICK_DIRECT, &k));
     if (!k) continue;
-    nnp_conv_algo want_algo = d->c == 1 && d->m == 1   ? NNP_CONV_DEPTHWISE /* group == C == M */
+    nnp_conv_algo want_algo = d->c == d->group && d->m == d->group ? NNP_CONV_DEPTHWISE /* group == C == M */
                               : d->kh * d->kw == 1 ? NNP_CONV_GEMM_1X1
                                                    : NNP_CONV_DIRECT;
+    if (d->group > 1 && !generic && nnp_cpu_has_avx512f()) want_algo = NNP_CONV_IM2COL; /* grouped: AVX2 tile */
     CHECK(nnp_conv2d_algo(k) == want_algo);
     void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
     bool inplace = nx == ny && ev != 7;
@@ -227,6 +228,23 @@ static void direct_cases(nnp_threadpool *const *pools) {
     CHECK(nnp_conv2d_direct_applies(&d));
     direct_case(&d, trial % 8, pools);
   }
+  /* grouped (RegNet, ResNeXt): output channels per group ragged against the blocks, a
+   * block never spans two groups; depthwise is not the direct kernel's */
+  for (int trial = 0; trial < 60; trial++) {
+    nnp_conv2d_desc d = {.dh = 1, .dw = 1, .sh = 1, .sw = 1, .kh = 3, .kw = 3, .ph = 1, .pw = 1};
+    d.n = kt_int(1, 2);
+    d.group = kt_int(2, 5);
+    d.c = d.group * kt_int(1, 17);
+    d.m = d.group * (trial % 3 ? kt_int(1, 9) : 16);
+    if (d.c == d.group && d.m == d.group) d.m *= 2;
+    d.h = d.oh = kt_int(1, 16);
+    d.w = d.ow = kt_int(1, 16);
+    CHECK(nnp_conv2d_direct_applies(&d));
+    direct_case(&d, trial % 8, pools);
+  }
+  nnp_conv2d_desc dw = {.n = 1, .c = 4, .m = 4, .group = 4, .h = 8, .w = 8, .oh = 8, .ow = 8, .kh = 3, .kw = 3,
+                        .ph = 1, .pw = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1};
+  CHECK(!nnp_conv2d_direct_applies(&dw));
   /* pad 0 and stride 2 are not stride-1 "same": the direct kernel does not apply */
   nnp_conv2d_desc no = {.n = 1, .c = 4, .h = 8, .w = 8, .m = 4, .oh = 6, .ow = 6, .kh = 3, .kw = 3, .sh = 1, .sw = 1,
                         .dh = 1, .dw = 1, .group = 1};
