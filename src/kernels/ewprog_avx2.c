@@ -78,7 +78,7 @@ static inline __m256 chain8(const nnp_ewprog *p, const float *const *b, __m256 a
   return a;
 }
 
-/* SiLU, x * sigmoid(x) (EfficientNet, RegNetY, MobileNetV3's SE-free blocks): the
+/* SiLU, x * sigmoid(x) (the EfficientNet family's activation): the
  * program Sigmoid, Mul(x), with no interpreter in the loop. Same operations in the same
  * order as chain8, so the same bits. */
 static bool is_silu(const nnp_ewprog *p, const float *x) {
