@@ -19,7 +19,8 @@ bool nnp_conv2d_direct_applies(const nnp_conv2d_desc *d) {
  * measured: below 7x7 (49 positions, 4 vectors) most lanes of a vector are padding or
  * past the plane, so they keep the GEMM. A 1x1 conv is a plain GEMM already. */
 bool nnp_conv2d_direct_pays(const nnp_conv2d_desc *d) {
-  /* stride 2: measured on grouped layers only (RegNet's first block per stage) */
+  /* stride 2: grouped layers only (RegNet's first block per stage); dense stride-2 layers
+   * (resnet18, stems) were 1.05-1.30x slower than im2col + GEMM here (docs/kernels.md) */
   return nnp_conv2d_direct_applies(d) && d->kh * d->kw > 1 && d->oh * d->ow >= 7 * 7 && (d->sh == 1 || d->group > 1);
 }
 
