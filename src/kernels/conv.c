@@ -64,8 +64,9 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
   else if (d->kh == 1 && d->kw == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0 && d->oh == d->h &&
            d->ow == d->w)
     k->algo = NNP_CONV_GEMM_1X1;
-  else if (pick == NNP_CONV_PICK_DIRECT ? nnp_conv2d_direct_applies(d)
-                                        : pick == NNP_CONV_PICK_AUTO && nnp_conv2d_direct_pays(d))
+  else if (((d->group == 1 && d->sh == 1) || k->generic || !nnp_cpu_has_avx512f()) && /* AVX-512: group 1, stride 1 */
+           (pick == NNP_CONV_PICK_DIRECT ? nnp_conv2d_direct_applies(d)
+                                         : pick == NNP_CONV_PICK_AUTO && nnp_conv2d_direct_pays(d)))
     k->algo = NNP_CONV_DIRECT;
   else k->algo = NNP_CONV_IM2COL;
   k->generic = nnp_dispatch_portable(k->algo == NNP_CONV_DEPTHWISE ? NNP_KF_DEPTHWISE
@@ -106,6 +107,8 @@ oom:
 }
 
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
+  if (k->algo == NNP_CONV_DIRECT && nnp_dconv_scratch_floats(k->dc)) /* its phase planes */
+    return nnp_dconv_scratch_floats(k->dc) * sizeof(float);
   if (k->algo == NNP_CONV_DEPTHWISE || k->algo == NNP_CONV_DIRECT) /* a copy of X, used only when Y aliases X */
     return (size_t)(k->d.n * k->d.c * k->d.h * k->d.w) * sizeof(float);
   return k->b_floats * sizeof(float);
@@ -321,11 +324,12 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     return;
   }
   if (k->algo == NNP_CONV_DIRECT) {
-    if (x == y) { /* in-place: every output reads a 3x3 window of inputs of every channel */
+    const bool phases = nnp_dconv_scratch_floats(k->dc) > 0; /* X is read whole into them first */
+    if (x == y && !phases) { /* in-place: every output reads a 3x3 window of inputs of every channel */
       memcpy(scratch, x, nnp_conv2d_scratch_bytes(k));
       x = scratch;
     }
-    nnp_dconv_run(k->dc, x, y, ep, tp);
+    nnp_dconv_run(k->dc, x, y, ep, phases ? scratch : NULL, tp);
     return;
   }
   float *bp = scratch;

@@ -56,7 +56,7 @@ static inline void store8(float *yn, int64_t P, int64_t m, int64_t p0, __m256 v,
 static inline __attribute__((always_inline)) void tile(const nnp_dconv *k, const float *xn, const float *wb,
                                                        float *yn, int64_t m0, int mr, int64_t v0, const int NV,
                                                        const nnp_epilogue *ep) {
-  const int64_t C = k->d.c, P = k->P, taps = k->taps;
+  const int64_t C = k->cg, P = k->P, cs = k->cstride, taps = k->taps;
   const __m256 z = _mm256_setzero_ps();
   __m256 a00 = z, a01 = z, a02 = z, a10 = z, a11 = z, a12 = z, a20 = z, a21 = z, a22 = z, a30 = z, a31 = z, a32 = z;
   const uint16_t *mrow = k->mask + v0 * taps;
@@ -65,7 +65,7 @@ static inline __attribute__((always_inline)) void tile(const nnp_dconv *k, const
     if (!(b0 | b1 | b2)) continue; /* the tap reads only padding for these positions */
     const __m256i k0 = lanes(b0), k1 = lanes(b1), k2 = lanes(b2);
     const float *xp = xn + v0 * VL + k->off[t], *wp = wb + t * C * MB;
-    for (int64_t c = 0; c < C; c++, xp += P, wp += MB) {
+    for (int64_t c = 0; c < C; c++, xp += cs, wp += MB) {
       __m256 x0 = _mm256_maskload_ps(xp, k0), x1 = z, x2 = z;
       if (NV > 1) x1 = _mm256_maskload_ps(xp + VL, k1);
       if (NV > 2) x2 = _mm256_maskload_ps(xp + 2 * VL, k2);
@@ -90,7 +90,10 @@ void nnp_dconv_tasks_avx2(const nnp_dconv *k, const float *x, float *y, const nn
   for (int64_t t = t0; t < t1; t++) {
     int64_t n, b, g;
     nnp_dconv_task(k, t, &n, &b, &g);
-    const float *xn = x + n * d->c * P, *wb = k->w + b * k->taps * d->c * MB;
+    int64_t m0, c0;
+    int mr;
+    nnp_dconv_block(k, b, &m0, &mr, &c0);
+    const float *xn = x + (n * d->c + c0) * k->cstride, *wb = k->w + b * k->taps * k->cg * MB;
     float *yn = y + n * d->m * P;
     nnp_epilogue loc, *lp = NULL;
     if (ep) {
@@ -99,8 +102,7 @@ void nnp_dconv_tasks_avx2(const nnp_dconv *k, const float *x, float *y, const nn
       loc.ld_res = P;
       lp = &loc;
     }
-    int64_t m0 = b * MB, v0 = g * 3;
-    int mr = (int)(d->m - m0 < MB ? d->m - m0 : MB);
+    const int64_t v0 = g * 3;
     switch (k->vecs - v0 < 3 ? k->vecs - v0 : 3) {
       case 3: tile(k, xn, wb, yn, m0, mr, v0, 3, lp); break;
       case 2: tile(k, xn, wb, yn, m0, mr, v0, 2, lp); break;

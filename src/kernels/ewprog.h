@@ -1,8 +1,9 @@
 /* A FusedElementwise program (ops/internal_ops.h: NNP_EW_* opcodes, one (opcode, operand)
- * pair and two float parameters per instruction) run over a range of elements in blocks
- * that stay in L1: every instruction of the chain over one block before the next block,
- * where the reference kernel makes one pass over the whole tensor per instruction.
- * SiLU (x * sigmoid(x): EfficientNet, RegNetY) and GELU-free chains of the ops below.
+ * pair and two float parameters per instruction) run over a range of elements: the
+ * whole chain on one vector of 8 in registers, one load of x and one store of y, where
+ * the reference kernel makes one pass over the whole tensor per instruction. SiLU
+ * (Sigmoid, Mul(x)) has its own loop without the per-instruction dispatch.
+ * Used for SiLU (EfficientNet, RegNetY) and the other GELU-free chains of the ops below.
  *
  * The AVX2 kernel computes exp with a polynomial (Cephes' expf, about 1 ulp), so Sigmoid
  * differs from the reference's expf in the last bits; every other opcode follows the
@@ -12,6 +13,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+enum { NNP_EWPROG_MAX_INSTR = 32 }; /* instructions in one program, at most */
 
 typedef struct nnp_ewprog {
   int n;                 /* instructions */
@@ -23,7 +26,8 @@ typedef struct nnp_ewprog {
 
 /* Whether every opcode of the program has a vector form. */
 bool nnp_ewprog_covered(const int64_t *op, int n);
-/* y[i] = program(x[i], operands at i) for i in [i0, i1); y may equal x. AVX2 + FMA only. */
+/* y[i] = program(x[i], operands at i) for i in [i0, i1); y may equal x or an operand; p->n at
+ * most NNP_EWPROG_MAX_INSTR. AVX2 + FMA only. */
 void nnp_ewprog_run_avx2(const nnp_ewprog *p, const float *x, float *y, int64_t i0, int64_t i1);
 
 #endif

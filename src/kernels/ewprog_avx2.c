@@ -14,8 +14,6 @@ bool nnp_ewprog_covered(const int64_t *op, int n) {
 }
 
 #if defined(__AVX2__) && defined(__FMA__)
-enum { BLK = 1024 }; /* floats per block: 4 KiB of y and of each operand, in L1 */
-
 /* e^x, Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-5 polynomial, 2^n
  * in the exponent bits. Inputs clamped to +-88.38 (e^x stays finite). */
 static inline __m256 exp8(__m256 x) {
@@ -40,65 +38,80 @@ static inline __m256 sigmoid8(__m256 a) {
   return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), a))));
 }
 
-/* One instruction over y[0..len) (len a multiple of 8; b at the same offset, or its one
- * element). The formulas are the reference kernel's (ops/fused_elementwise.c). */
-static void apply(int64_t op, float lo, float hi, const float *b, bool bs, float *y, int64_t len) {
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), vlo = _mm256_set1_ps(lo),
-               vhi = _mm256_set1_ps(hi), sixth = _mm256_set1_ps(1.0f / 6.0f), half = _mm256_set1_ps(0.5f);
-  for (int64_t i = 0; i < len; i += 8) {
-    const __m256 a = _mm256_loadu_ps(y + i);
-    const __m256 bv = !b ? zero : bs ? _mm256_set1_ps(b[0]) : _mm256_loadu_ps(b + i);
-    __m256 r;
-    switch (op) {
-      case NNP_EW_ADD: r = _mm256_add_ps(a, bv); break;
-      case NNP_EW_SUB: r = _mm256_sub_ps(a, bv); break;
-      case NNP_EW_RSUB: r = _mm256_sub_ps(bv, a); break;
-      case NNP_EW_MUL: r = _mm256_mul_ps(a, bv); break;
-      case NNP_EW_DIV: r = _mm256_div_ps(a, bv); break;
-      case NNP_EW_RDIV: r = _mm256_div_ps(bv, a); break;
-      case NNP_EW_RELU: r = _mm256_blendv_ps(a, zero, _mm256_cmp_ps(a, zero, _CMP_LT_OQ)); break;
-      case NNP_EW_SIGMOID: r = sigmoid8(a); break;
-      case NNP_EW_NEG: r = _mm256_sub_ps(zero, a); break;
-      case NNP_EW_CLIP: { /* (a < lo ? lo : a) > hi ? hi : (a < lo ? lo : a) */
-        const __m256 c = _mm256_blendv_ps(a, vlo, _mm256_cmp_ps(a, vlo, _CMP_LT_OQ));
-        r = _mm256_blendv_ps(c, vhi, _mm256_cmp_ps(c, vhi, _CMP_GT_OQ));
-        break;
-      }
-      case NNP_EW_HARD_SWISH: { /* a * clamp(a / 6 + 0.5, 0, 1), a * (1/6) + 0.5 unfused as there */
-        __m256 t = _mm256_add_ps(_mm256_mul_ps(a, sixth), half);
-        t = _mm256_blendv_ps(t, zero, _mm256_cmp_ps(t, zero, _CMP_LT_OQ));
-        t = _mm256_blendv_ps(t, one, _mm256_cmp_ps(t, one, _CMP_GT_OQ));
-        r = _mm256_mul_ps(a, t);
-        break;
-      }
-      default: r = a; break; /* not reached: nnp_ewprog_covered */
+/* One instruction on one vector. The formulas are the reference kernel's
+ * (ops/fused_elementwise.c). */
+static inline __m256 step8(int64_t op, __m256 a, __m256 bv, float lo, float hi) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  switch (op) {
+    case NNP_EW_ADD: return _mm256_add_ps(a, bv);
+    case NNP_EW_SUB: return _mm256_sub_ps(a, bv);
+    case NNP_EW_RSUB: return _mm256_sub_ps(bv, a);
+    case NNP_EW_MUL: return _mm256_mul_ps(a, bv);
+    case NNP_EW_DIV: return _mm256_div_ps(a, bv);
+    case NNP_EW_RDIV: return _mm256_div_ps(bv, a);
+    case NNP_EW_RELU: return _mm256_blendv_ps(a, zero, _mm256_cmp_ps(a, zero, _CMP_LT_OQ));
+    case NNP_EW_SIGMOID: return sigmoid8(a);
+    case NNP_EW_NEG: return _mm256_sub_ps(zero, a);
+    case NNP_EW_CLIP: { /* (a < lo ? lo : a) > hi ? hi : (a < lo ? lo : a) */
+      const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+      const __m256 c = _mm256_blendv_ps(a, vlo, _mm256_cmp_ps(a, vlo, _CMP_LT_OQ));
+      return _mm256_blendv_ps(c, vhi, _mm256_cmp_ps(c, vhi, _CMP_GT_OQ));
     }
-    _mm256_storeu_ps(y + i, r);
+    case NNP_EW_HARD_SWISH: { /* a * clamp(a / 6 + 0.5, 0, 1), a * (1/6) + 0.5 unfused as there */
+      __m256 t = _mm256_add_ps(_mm256_mul_ps(a, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
+      t = _mm256_blendv_ps(t, zero, _mm256_cmp_ps(t, zero, _CMP_LT_OQ));
+      t = _mm256_blendv_ps(t, one, _mm256_cmp_ps(t, one, _CMP_GT_OQ));
+      return _mm256_mul_ps(a, t);
+    }
+    default: return a; /* not reached: nnp_ewprog_covered */
   }
 }
 
-void nnp_ewprog_run_avx2(const nnp_ewprog *p, const float *x, float *y, int64_t i0, int64_t i1) {
-  float tail[8], xt[8];
-  for (int64_t s = i0; s < i1; s += BLK) {
-    const int64_t len = i1 - s < BLK ? i1 - s : BLK, vlen = len / 8 * 8;
-    if (y + s != x + s) memcpy(y + s, x + s, (size_t)vlen * sizeof(float));
-    for (int k = 0; k < p->n; k++)
-      apply(p->op[2 * k], p->params[2 * k], p->params[2 * k + 1], p->b[k] && !p->b_scalar[k] ? p->b[k] + s : p->b[k],
-            p->b_scalar[k], y + s, vlen);
-    if (vlen == len) continue;
-    /* the last 1..7 elements through a padded copy of 8 (operands too) */
-    const int64_t r = len - vlen, at = s + vlen;
-    memset(xt, 0, sizeof xt);
-    memcpy(xt, x + at, (size_t)r * sizeof(float));
-    for (int k = 0; k < p->n; k++) {
-      float bt[8] = {0};
-      const float *bk = p->b[k];
-      if (bk && !p->b_scalar[k]) memcpy(bt, bk + at, (size_t)r * sizeof(float)), bk = bt;
-      apply(p->op[2 * k], p->params[2 * k], p->params[2 * k + 1], bk, p->b_scalar[k], xt, 8);
-    }
-    memcpy(tail, xt, sizeof tail);
-    memcpy(y + at, tail, (size_t)r * sizeof(float));
+/* The whole chain on the 8 elements at `at` (operands b[k] + at, or their one element):
+ * the value stays in a register from the load of x to the store of y. Every operand is
+ * read before y is written, so y may alias x or an operand. */
+static inline __m256 chain8(const nnp_ewprog *p, const float *const *b, __m256 a, int64_t at) {
+  for (int k = 0; k < p->n; k++) {
+    const __m256 bv = !b[k] ? _mm256_setzero_ps() : p->b_scalar[k] ? _mm256_set1_ps(b[k][0]) : _mm256_loadu_ps(b[k] + at);
+    a = step8(p->op[2 * k], a, bv, p->params[2 * k], p->params[2 * k + 1]);
   }
+  return a;
+}
+
+/* SiLU, x * sigmoid(x) (the EfficientNet family's activation): the
+ * program Sigmoid, Mul(x), with no interpreter in the loop. Same operations in the same
+ * order as chain8, so the same bits. */
+static bool is_silu(const nnp_ewprog *p, const float *x) {
+  return p->n == 2 && p->op[0] == NNP_EW_SIGMOID && p->op[2] == NNP_EW_MUL && p->b[1] == x && !p->b_scalar[1];
+}
+
+static void run_silu(const float *x, float *y, int64_t i0, int64_t vend) {
+  for (int64_t i = i0; i < vend; i += 8) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(sigmoid8(a), a));
+  }
+}
+
+/* Why registers, not passes: the first version copied x to y and made one pass per
+ * instruction over 1024-element blocks (a store and reload per instruction); SiLU then
+ * took about 1 ns per element, more than the depthwise conv before it (docs/kernels.md). */
+void nnp_ewprog_run_avx2(const nnp_ewprog *p, const float *x, float *y, int64_t i0, int64_t i1) {
+  const int64_t vend = i0 + (i1 - i0) / 8 * 8;
+  if (is_silu(p, x)) run_silu(x, y, i0, vend);
+  else
+    for (int64_t i = i0; i < vend; i += 8) _mm256_storeu_ps(y + i, chain8(p, p->b, _mm256_loadu_ps(x + i), i));
+  if (vend == i1) return;
+  /* the last 1..7 elements through padded copies of 8 (operands too) */
+  const int64_t r = i1 - vend;
+  float xt[8] = {0}, bt[8 * NNP_EWPROG_MAX_INSTR] = {0}, yt[8];
+  const float *bk[NNP_EWPROG_MAX_INSTR];
+  memcpy(xt, x + vend, (size_t)r * sizeof(float));
+  for (int k = 0; k < p->n; k++) {
+    bk[k] = p->b[k];
+    if (bk[k] && !p->b_scalar[k]) memcpy(bt + 8 * k, bk[k] + vend, (size_t)r * sizeof(float)), bk[k] = bt + 8 * k;
+  }
+  _mm256_storeu_ps(yt, chain8(p, bk, _mm256_loadu_ps(xt), 0));
+  memcpy(y + vend, yt, (size_t)r * sizeof(float));
 }
 #else
 void nnp_ewprog_run_avx2(const nnp_ewprog *p, const float *x, float *y, int64_t i0, int64_t i1) {

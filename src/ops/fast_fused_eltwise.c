@@ -12,7 +12,7 @@
 #include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
-enum { MAX_INSTR = 32, BLOCK = 1024 };
+enum { MAX_INSTR = NNP_EWPROG_MAX_INSTR, BLOCK = 1024 };
 
 typedef struct fused_ew {
   int n;

@@ -137,7 +137,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
  * Epilogue variant ev: 0 none (NULL), 1 bias, 2 bias + relu, 3 clip, 4 bias + hardswish,
  * 5 bias + sigmoid, 6 bias + residual + relu, 7 residual as the output itself. */
 static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const *pools) {
-  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * d->c * d->kh * d->kw;
+  int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * (d->c / d->group) * d->kh * d->kw;
   float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
   float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
   float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
@@ -158,23 +158,25 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
   static const char *isa_name[3] = {"generic", "avx2", "avx512"};
   bool have[3] = {true, nnp_cpu_has_avx2_fma(), nnp_cpu_has_avx512f()};
   for (int isa = 0; isa < 3; isa++) {
-    if (!have[isa]) continue;
+    if (!have[isa] || (isa == NNP_DCONV_AVX512 && (d->group > 1 || d->sh > 1))) continue; /* group 1, stride 1 */
     nnp_dconv *k = NULL;
     CHECK_OK(nnp_dconv_prepare(d, w, (nnp_dconv_isa)isa, &k));
     if (!k) continue;
+    float *scratch = nnp_malloc((nnp_dconv_scratch_floats(k) + 1) * 4);
     for (int t = 0; t < 3; t += 2) { /* 1 and 3 threads */
       memset(got, 0xff, (size_t)ny * 4);
       if (ev == 7) { /* the residual is the output itself (an Add fused in place) */
         memcpy(got, res, (size_t)ny * 4);
         ep.residual = got;
       }
-      nnp_dconv_run(k, x, got, epp, pools[t]);
+      nnp_dconv_run(k, x, got, epp, scratch, pools[t]);
       if (ev == 7) ep.residual = res;
       double err = kt_max_err(got, want, ny);
       CHECK_MSG(err < 1e-4, "direct %s n%lld c%lld %lldx%lld -> m%lld k%lldx%lld p%lld,%lld epilogue %d threads %d: err %g",
                 isa_name[isa], (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
                 (long long)d->kh, (long long)d->kw, (long long)d->ph, (long long)d->pw, ev, t + 1, err);
     }
+    nnp_free(scratch);
     nnp_dconv_destroy(k);
   }
   /* through the conv2d entry: the algorithm taken, its scratch, in place */
@@ -183,9 +185,10 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
     nnp_conv2d_kernel *k = NULL;
     CHECK_OK(nnp_conv2d_prepare_pick(d, w, generic, NNP_CONV_PICK_DIRECT, &k));
     if (!k) continue;
-    nnp_conv_algo want_algo = d->c == 1 && d->m == 1   ? NNP_CONV_DEPTHWISE /* group == C == M */
+    nnp_conv_algo want_algo = d->c == d->group && d->m == d->group ? NNP_CONV_DEPTHWISE /* group == C == M */
                               : d->kh * d->kw == 1 ? NNP_CONV_GEMM_1X1
                                                    : NNP_CONV_DIRECT;
+    if ((d->group > 1 || d->sh > 1) && !generic && nnp_cpu_has_avx512f()) want_algo = NNP_CONV_IM2COL; /* AVX2 tile */
     CHECK(nnp_conv2d_algo(k) == want_algo);
     void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
     bool inplace = nx == ny && ev != 7;
@@ -227,14 +230,52 @@ static void direct_cases(nnp_threadpool *const *pools) {
     CHECK(nnp_conv2d_direct_applies(&d));
     direct_case(&d, trial % 8, pools);
   }
-  /* pad 0 and stride 2 are not stride-1 "same": the direct kernel does not apply */
+  /* grouped (RegNet, ResNeXt): output channels per group ragged against the blocks, a
+   * block never spans two groups; depthwise is not the direct kernel's */
+  for (int trial = 0; trial < 60; trial++) {
+    nnp_conv2d_desc d = {.dh = 1, .dw = 1, .sh = 1, .sw = 1, .kh = 3, .kw = 3, .ph = 1, .pw = 1};
+    d.n = kt_int(1, 2);
+    d.group = kt_int(2, 5);
+    d.c = d.group * kt_int(1, 17);
+    d.m = d.group * (trial % 3 ? kt_int(1, 9) : 16);
+    if (d.c == d.group && d.m == d.group) d.m *= 2;
+    d.h = d.oh = kt_int(1, 16);
+    d.w = d.ow = kt_int(1, 16);
+    CHECK(nnp_conv2d_direct_applies(&d));
+    direct_case(&d, trial % 8, pools);
+  }
+  /* stride 2 with pad = kernel / 2 (RegNet's first grouped block per stage, grouped or
+   * not here): the vector kernels read phase planes; odd and even planes, in place */
+  for (int trial = 0; trial < 60; trial++) {
+    nnp_conv2d_desc d = {.dh = 1, .dw = 1, .sh = 2, .sw = 2};
+    d.kh = d.kw = trial % 5 == 4 ? 5 : 3;
+    d.ph = d.pw = d.kh / 2;
+    d.n = kt_int(1, 2);
+    d.group = trial % 2 ? kt_int(2, 4) : 1;
+    d.c = d.group * kt_int(1, 17);
+    d.m = d.group * (trial % 3 ? kt_int(1, 9) : 16);
+    if (d.c == d.group && d.m == d.group) d.m *= 2;
+    d.h = kt_int(1, 23);
+    d.w = kt_int(1, 23);
+    d.oh = (d.h - 1) / 2 + 1;
+    d.ow = (d.w - 1) / 2 + 1;
+    CHECK(nnp_conv2d_direct_applies(&d));
+    direct_case(&d, trial % 8, pools);
+  }
+  nnp_conv2d_desc dw = {.n = 1, .c = 4, .m = 4, .group = 4, .h = 8, .w = 8, .oh = 8, .ow = 8, .kh = 3, .kw = 3,
+                        .ph = 1, .pw = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1};
+  CHECK(!nnp_conv2d_direct_applies(&dw));
+  /* pad 0 (stride 1) and stride 3 are neither shape: the direct kernel does not apply */
   nnp_conv2d_desc no = {.n = 1, .c = 4, .h = 8, .w = 8, .m = 4, .oh = 6, .ow = 6, .kh = 3, .kw = 3, .sh = 1, .sw = 1,
                         .dh = 1, .dw = 1, .group = 1};
   CHECK(!nnp_conv2d_direct_applies(&no));
   no.ph = no.pw = 1;
-  no.sh = no.sw = 2;
-  no.oh = no.ow = 4;
+  no.sh = no.sw = 3;
+  no.oh = no.ow = 3;
   CHECK(!nnp_conv2d_direct_applies(&no));
+  no.sh = no.sw = 2; /* stride 2, pad 1: the phase-plane shape */
+  no.oh = no.ow = 4;
+  CHECK(nnp_conv2d_direct_applies(&no));
 }
 
 /* The AVX-512 (and AVX2) depthwise kernel (called directly, as conv.c's thread pool does) against
