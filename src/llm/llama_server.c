@@ -60,8 +60,8 @@ static int build_argv(const nnp_llama_server_opts *o, nnp_llama_server *s, char 
   snprintf(nums[3], 24, "%d", ctx < 256 ? 256 : ctx);
   const char *fixed[] = {s->binary, "-m", o->model, "--host", "127.0.0.1", "--port", nums[0], "-t", nums[1], "-tb",
                          nums[1], "--parallel", nums[2], "-c", nums[3],
-                         /* ggml's AMX repack path segfaults on this CPU (llama.cpp #20824) */
-                         "--no-repack", "--metrics", "--no-webui", o->cont_batching ? "--cont-batching" : "--no-cont-batching"};
+                         /* chosen by --repack (llm_repack.h): off where ggml's AMX path can crash */
+                         o->repack ? "--repack" : "--no-repack", "--metrics", "--no-webui", o->cont_batching ? "--cont-batching" : "--no-cont-batching"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) argv[n++] = (char *)fixed[i];
   if (o->kv_type && *o->kv_type) {
     const char *kv[] = {"-ctk", o->kv_type, "-ctv", o->kv_type, "-fa", "on"};
