@@ -15,10 +15,15 @@
 
 static int same_rate(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b) + 1); }
 
-static int same_row(const nnp_llm_load_row *a, const nnp_llm_load_row *b) {
+/* The same offered load: scenario, streams or rate, burstiness, cap. */
+static int same_load(const nnp_llm_load_row *a, const nnp_llm_load_row *b) {
   return !strcmp(a->scenario, b->scenario) && a->concurrency == b->concurrency && same_rate(a->rate, b->rate) &&
-         same_rate(a->burstiness, b->burstiness) && a->max_concurrency == b->max_concurrency &&
-         a->slots == b->slots && a->cont_batching == b->cont_batching && a->cache_prompt == b->cache_prompt &&
+         same_rate(a->burstiness, b->burstiness) && a->max_concurrency == b->max_concurrency;
+}
+
+/* The same load on the same server configuration. */
+static int same_row(const nnp_llm_load_row *a, const nnp_llm_load_row *b) {
+  return same_load(a, b) && a->slots == b->slots && a->cont_batching == b->cont_batching && a->cache_prompt == b->cache_prompt &&
          a->shared_prefix == b->shared_prefix && !strcmp(a->kv_type, b->kv_type) && !strcmp(a->repack, b->repack);
 }
 
@@ -64,6 +69,26 @@ static int index_of(const nnp_llm_load_result *r, const nnp_llm_load_row *w) {
   return -1;
 }
 
+/* A row without a twin: when the other run has the same load on another server
+ * configuration, which controlled variable differs (rows that differ in one are not
+ * ranked); else "only in SIDE". */
+static void unmatched(const nnp_llm_load_row *w, const nnp_llm_load_result *other, const char *side) {
+  for (int j = 0; j < other->n_rows; j++) {
+    const nnp_llm_load_row *x = &other->rows[j];
+    if (!same_load(w, x)) continue;
+    const nnp_llm_load_row *b = !strcmp(side, "BASE") ? w : x, *n = b == w ? x : w;
+    printf("%s: not compared: ", w->label);
+    if (strcmp(b->repack, n->repack)) printf("repack %s vs %s ", b->repack, n->repack);
+    if (strcmp(b->kv_type, n->kv_type)) printf("KV %s vs %s ", b->kv_type, n->kv_type);
+    if (b->slots != n->slots) printf("slots %d vs %d ", b->slots, n->slots);
+    if (b->cont_batching != n->cont_batching) printf("cont_batching %d vs %d ", b->cont_batching, n->cont_batching);
+    if (b->cache_prompt != n->cache_prompt || b->shared_prefix != n->shared_prefix) printf("prompt cache/prefix ");
+    printf("(a controlled variable differs, BASE vs NEW)\n");
+    return;
+  }
+  printf("%s: only in %s\n", w->label, side);
+}
+
 int cli_compare_llm_load(const nnp_bench_result *base, const nnp_bench_result *next, const nnp_compare_options *o) {
   if (!base->llm_load || !next->llm_load) {
     fprintf(stderr, "nnperf: error: compare: %s is an llm load result and %s is not: compare like with like\n",
@@ -76,10 +101,16 @@ int cli_compare_llm_load(const nnp_bench_result *base, const nnp_bench_result *n
   cli_llm_tally t = {0};
   for (int i = 0; i < lb->n_rows; i++) {
     int j = runs_match ? index_of(ln, &lb->rows[i]) : -1;
-    if (j < 0) printf("%s: only in BASE\n", lb->rows[i].label);
+    if (j < 0 && runs_match) unmatched(&lb->rows[i], ln, "BASE");
+    else if (j < 0) printf("%s: only in BASE\n", lb->rows[i].label);
     else if (compare_row(&lb->rows[i], &ln->rows[j], o, &t) != NNP_OK) return cli_fail(lb->rows[i].label);
   }
-  for (int j = 0; j < ln->n_rows; j++)
-    if (!runs_match || index_of(lb, &ln->rows[j]) < 0) printf("%s: only in NEW\n", ln->rows[j].label);
+  for (int j = 0; j < ln->n_rows; j++) /* NEW's rows without a twin; those with a same-load row were said above */
+    if (!runs_match) printf("%s: only in NEW\n", ln->rows[j].label);
+    else if (index_of(lb, &ln->rows[j]) < 0) {
+      int i = 0;
+      while (i < lb->n_rows && !same_load(&lb->rows[i], &ln->rows[j])) i++;
+      if (i == lb->n_rows) printf("%s: only in NEW\n", ln->rows[j].label);
+    }
   return cli_compare_llm_summary(&t, base, next);
 }
