@@ -159,11 +159,9 @@ nnp_status nnp_llama_server_start(const nnp_llama_server_opts *o, nnp_llama_serv
   nnp_llama_server_running_pid = pid;
   nnp_status st = wait_ready(s, o->ready_timeout_s > 0 ? o->ready_timeout_s : 120);
   if (st != NNP_OK) {
-    char keep[sizeof s->log_path];
-    snprintf(keep, sizeof keep, "%s", s->log_path);
-    s->log_path[0] = '\0'; /* stop must not remove the log the error names */
+    /* the log the error names stays: no later stop of this server may remove it */
+    s->log_path[0] = '\0';
     nnp_llama_server_stop(s);
-    snprintf(s->log_path, sizeof s->log_path, "%s", keep);
   }
   return st;
 }

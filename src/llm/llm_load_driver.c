@@ -219,6 +219,26 @@ static nnp_status find_max_rate(driver *d) {
   return NNP_OK;
 }
 
+/* A rung whose server did not start: a row with nothing measured and the reason, so the
+ * other rungs still run and the table says what is missing. */
+static nnp_status rung_not_run(driver *d, const char *label) {
+  char why[200];
+  snprintf(why, sizeof why, "%s", nnp_last_error());
+  fprintf(stderr, "llm load: rung '%s' not run: %s\n", label, why);
+  nnp_clear_error();
+  nnp_llm_load_row *row;
+  NNP_TRY(add_row(d, &row));
+  snprintf(row->label, sizeof row->label, "%s", label);
+  snprintf(row->scenario, sizeof row->scenario, "rung");
+  row->slots = row->cont_batching = row->cache_prompt = -1;
+  row->load_s = row->cold_start_s = -1;
+  snprintf(row->note, sizeof row->note, "not run: the server did not start");
+  row->n_causes = 1;
+  snprintf(row->causes[0].cause, sizeof row->causes[0].cause, "server");
+  snprintf(row->causes[0].example, sizeof row->causes[0].example, "%s", why);
+  return NNP_OK;
+}
+
 /* The explain rungs, each a row at the same offered load (closed loop, N streams). */
 static nnp_status run_rungs(driver *d) {
   const nnp_llm_load_spec *s = d->s;
@@ -240,7 +260,10 @@ static nnp_status run_rungs(driver *d) {
   };
   size_t n_rungs = sizeof rungs / sizeof *rungs - (s->repack ? 0 : 1);
   for (size_t i = 0; i < n_rungs && !nnp_llm_interrupted; i++) {
-    NNP_TRY(ensure_server(d, rungs[i].cfg));
+    if (ensure_server(d, rungs[i].cfg) != NNP_OK) {
+      NNP_TRY(rung_not_run(d, rungs[i].label)); /* e.g. q8_0 KV on a head size it cannot block */
+      continue;
+    }
     nnp_llm_load_plan p = base_plan(d);
     p.concurrency = n;
     p.shared_prefix = rungs[i].shared_prefix;

@@ -86,6 +86,28 @@ import json, sys; r = json.load(open(sys.argv[1]))['rows'][0]
 assert r['repack'] == 'off' and ' --no-repack ' in r['server_args'] and r['note'] == 'repack off (--repack off)', r
 " "$tmp/o.json" || { echo "FAIL: --repack off did not reach the server"; fail=1; }
 grep -q "stored as history" "$tmp/o.out" && { echo "FAIL: --no-history stored the run"; fail=1; }
+# the explain rungs: each row says what changed; the tiny model's 16-wide heads cannot hold
+# a q8_0 KV cache (block 32), so that rung is a row saying it did not run and the others go on
+timeout 120 "$NNPERF" llm load "$tmp/tiny.gguf" --explain --concurrency 2 --threads 1 --num-requests 4 \
+  --prompt-len 32 --gen-len 8 --no-history --json "$tmp/x.json" > "$tmp/x.out" 2>&1
+rc=$?
+python3 - "$tmp/x.json" <<'PY' && [ $rc = 0 ] || { echo "FAIL explain rc=$rc"; cat "$tmp/x.out"; fail=1; }
+import json, sys
+rows = {r["label"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+amx = " amx_tile" in open("/proc/cpuinfo").read()
+want = ["batching off (1 slot)", "batching on (2 slots)", "prefix cache off", "prefix cache on", "KV cache q8_0"]
+assert list(rows) == want + ([] if amx else ["repack off"]), list(rows)
+assert rows["batching off (1 slot)"]["slots"] == 1 and rows["batching on (2 slots)"]["slots"] == 2
+assert rows["prefix cache off"]["cache_prompt"] == 0 and rows["prefix cache on"]["cache_prompt"] == 1
+assert rows["prefix cache on"]["shared_prefix"] == 24
+q8 = rows["KV cache q8_0"]
+assert q8["ok"] == 0 and q8["note"].startswith("not run") and q8["failures"][0]["cause"] == "server", q8
+if not amx:
+    r = rows["repack off"]
+    assert r["repack"] == "off" and " --no-repack " in r["server_args"] and "explain rung" in r["note"], r
+    assert r["ok"] == 4
+print("ok: explain rungs, a rung whose server cannot start is a row, the others run")
+PY
 # Ctrl-C during a run: the run stops (exit 130) and takes its llama-server with it
 timeout 120 "$NNPERF" llm load "$tmp/tiny.gguf" --threads 1 --concurrency 1 --num-requests 100000 --prompt-len 16 \
   --gen-len 64 > "$tmp/int.out" 2>&1 &
