@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for r in $(seq "$rounds"); do # alternate the two tools, so drift hits both
   "$nnperf" llm bench "$model" --backends llama.cpp --threads "$threads" --prompt-len "$prompt" --gen-len "$gen" \
-    --requests 8 --warmup 2 --quiet --json "$work/n$r.json"
+    --requests 8 --warmup 2 --backend-options llama.cpp:repack=0 --quiet --json "$work/n$r.json"
   "$lb" -m "$model" -t "$threads" -p "$prompt" -n 0 -r 5 --repack 0 -o json > "$work/pp$r.json" 2>/dev/null
   "$lb" -m "$model" -t "$threads" -p 0 -n "$gen" -d "$prompt" -r 5 --repack 0 -o json > "$work/tg$r.json" 2>/dev/null
 done

@@ -180,9 +180,12 @@ typedef struct nnp_bench_result {
    * status, phases, memory; batch = concurrency; no samples), so the sweep runner,
    * resume and history treat LLM rows as rows; the measurements live in the section. */
   struct nnp_llm_result *llm;
+  /* nnperf llm load: its section (owned, NULL otherwise; src/llm/llm_load_result.h), rows
+   * mirrored as for llm (no samples: each row's requests live in the section). */
+  struct nnp_llm_load_result *llm_load;
 } nnp_bench_result;
 
-/* "bench", "load", "coldstart" or "llm": which section the result carries. */
+/* "bench", "load", "coldstart", "llm" or "llm-load": which section the result carries. */
 const char *nnp_result_kind(const nnp_bench_result *r);
 
 void nnp_bench_result_free(nnp_bench_result *r);

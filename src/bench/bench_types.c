@@ -2,6 +2,7 @@
 
 #include "nnperf/alloc.h"
 #include "nnperf/bench.h"
+#include "llm/llm_load_result.h"
 #include "nnperf/llm_bench.h"
 
 const char *nnp_precision_name(nnp_precision p) {
@@ -77,10 +78,13 @@ void nnp_bench_result_free(nnp_bench_result *r) {
   if (r->llm) nnp_llm_result_free(r->llm);
   nnp_free(r->llm);
   r->llm = NULL;
+  nnp_llm_load_result_free(r->llm_load);
+  nnp_free(r->llm_load);
+  r->llm_load = NULL;
 }
 
 const char *nnp_result_kind(const nnp_bench_result *r) {
-  return r->load ? "load" : r->coldstart ? "coldstart" : r->llm ? "llm" : "bench";
+  return r->load ? "load" : r->coldstart ? "coldstart" : r->llm ? "llm" : r->llm_load ? "llm-load" : "bench";
 }
 
 uint64_t nnp_mix64(uint64_t z) {

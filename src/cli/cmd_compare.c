@@ -56,7 +56,7 @@ static const char *shown(const nnp_bench_row *r, char *buf, size_t n) {
 
 /* LLM results (cmd_compare_llm.c); frees both. */
 static int compare_llm(nnp_bench_result *base, nnp_bench_result *next, const nnp_compare_options *o) {
-  int rc = cli_compare_llm(base, next, o);
+  int rc = base->llm_load || next->llm_load ? cli_compare_llm_load(base, next, o) : cli_compare_llm(base, next, o);
   nnp_bench_result_free(base);
   nnp_bench_result_free(next);
   return rc;
@@ -112,7 +112,8 @@ int nnp_cmd_compare(int argc, char **argv) {
   o.new_cpus = next.env.cpus_allowed > 0 ? next.env.cpus_allowed : next.env.cpus_online;
   printf("base: %s (%s)\nnew:  %s (%s)\nthreshold %.3g%%, alpha %.3g\n\n", paths[0], base.env.timestamp, paths[1],
          next.env.timestamp, o.threshold * 100, o.alpha);
-  if (base.llm || next.llm) return compare_llm(&base, &next, &o); /* per-request latencies */
+  if (base.llm || next.llm || base.llm_load || next.llm_load)
+    return compare_llm(&base, &next, &o); /* per-request latencies */
   printf("%-28s %10s %10s %7s %17s %7s %8s %7s  %s\n", "row", "base P50", "new P50", "ratio", "95% CI", "proc",
          "p", "delta", "verdict");
   nnp_atomic_file jf = {0};

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_result.h"
+#include "llm/llm_load_result.h"
 #include "load/load_table.h"
 #include "nnperf/alloc.h"
 #include "nnperf/history.h"
@@ -14,7 +15,8 @@ static const char history_help[] =
     "usage: nnperf history [list]              every stored run: id, date, model, rows\n"
     "       nnperf history show ID             a run's table and environment\n"
     "       nnperf history export ID [-o F]    a run as result JSON (stdout, or file F)\n\n"
-    "nnperf bench, load and coldstart store every run (environment, rows, raw samples)\n"
+    "nnperf bench, load, coldstart, llm bench and llm load store every run (environment,\n"
+    "rows, raw samples or each request's token times)\n"
     "unless --no-history.\n"
     "  --history DB   the database (default $NNPERF_HISTORY, else\n"
     "                 $XDG_DATA_HOME/nnperf/history.db or ~/.local/share/nnperf/history.db)\n\n"
@@ -77,6 +79,7 @@ int nnp_cmd_history(int argc, char **argv) {
       printf("machine: %s, %d CPUs allowed, %s, %s%s\n\n", r.env.cpu_model, r.env.cpus_allowed, r.env.os,
              r.env.build_flags, r.noisy ? "  [noisy run]" : "");
       if (r.load) nnp_load_print_table(stdout, &r);
+      else if (r.llm_load) nnp_llm_load_print_table(stdout, r.llm_load);
       else if (r.coldstart) nnp_coldstart_print_table(stdout, &r);
       else nnp_report_table(stdout, &r);
       nnp_bench_result_free(&r);

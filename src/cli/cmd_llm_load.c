@@ -7,8 +7,11 @@
 
 #include "cli/cli.h"
 #include "cli/load_args.h"
+#include "cli/cli_result.h"
+#include "llm/gguf.h"
 #include "llm/llama_server.h"
 #include "llm/llm_load_driver.h"
+#include "llm/llm_repack.h"
 
 static const char help[] =
     "usage: nnperf llm load [MODEL.gguf] (--backend llama-server | --endpoint URL) [options]\n\n"
@@ -38,13 +41,17 @@ static const char help[] =
     "  --threads N             llama-server threads (default 2)   --parallel N  slots\n"
     "  --kv-type T             llama-server KV cache type (f16 default, q8_0, ...)\n"
     "  --no-cont-batching      llama-server without continuous batching\n"
+    "  --repack auto|on|off    llama-server weight repacking (default auto: on unless the CPU has\n"
+    "                          AMX, where ggml's AMX repack path can crash; each row's note says why)\n"
     "  --shared-prefix N       prompt tokens every request shares   --cache-prompt on|off\n"
     "  --vocab N               prompt token ids below N (default: the server's n_vocab, else 1000)\n"
     "  --timeout S             per request (default 60)   --max-duration S  per row (default 600)\n"
     "  --metrics-interval S    sample llama-server /metrics (default 0.5; 0 = off)\n"
     "  --seed N                prompts, lengths and arrivals (default 1)\n"
     "  --server-bin PATH       llama-server binary (default: scripts/install-llm.sh's build)\n"
-    "  --json F  --csv F  --html F   results (kind \"llm-load\", docs/result-schema.md)\n\n"
+    "  --json F  --csv F  --html F   results (kind \"llm-load\", docs/result-schema.md)\n"
+    "  --no-history            do not store the run in the history (nnperf history, compare @ID)\n"
+    "  --history-db FILE       history database (default $NNPERF_HISTORY or ~/.local/share/nnperf)\n\n"
     "exit status: 0 when requests succeeded, 1 when none did or the server failed, 2 bad usage\n";
 
 static void on_signal(int sig) {
@@ -95,7 +102,8 @@ static int parse_slo(const char *s, nnp_llm_slo *slo) {
 }
 
 typedef struct outputs {
-  const char *json, *csv, *html, *backend, *api, *key_env;
+  const char *json, *csv, *html, *backend, *api, *key_env, *repack, *history_db;
+  int no_history;
 } outputs;
 
 static int num_opt(const char *a, const char *v, double lo, double hi, double *out) {
@@ -135,9 +143,9 @@ static int value_option(nnp_llm_load_spec *s, outputs *o, const char *a, const c
   NUM("--seed", 0, 1e18, s->seed = (uint64_t)x)
 #undef NUM
   const char **str[] = {&o->json, &o->csv, &o->html, &o->backend, &o->api, &o->key_env, &s->endpoint,
-                        &s->model_name, &s->kv_type, &s->server_bin};
+                        &s->model_name, &s->kv_type, &s->server_bin, &o->repack, &o->history_db};
   const char *names[] = {"--json", "--csv", "--html", "--backend", "--api", "--api-key-env", "--endpoint",
-                         "--model-name", "--kv-type", "--server-bin"};
+                         "--model-name", "--kv-type", "--server-bin", "--repack", "--history-db"};
   for (size_t k = 0; k < sizeof names / sizeof *names; k++)
     if (!strcmp(a, names[k])) {
       *str[k] = v;
@@ -171,6 +179,7 @@ static int parse_args(int argc, char **argv, nnp_llm_load_spec *s, outputs *o) {
     if (!strcmp(a, "--find-max-rate")) s->find_max_rate = 1;
     else if (!strcmp(a, "--explain")) s->explain = 1;
     else if (!strcmp(a, "--no-cont-batching")) s->cont_batching = 0;
+    else if (!strcmp(a, "--no-history")) o->no_history = 1;
     else if (a[0] != '-') {
       if (s->model) return cli_usage_error("llm load", "more than one model given ('%s')", a);
       s->model = a;
@@ -210,9 +219,84 @@ static int write_outputs(const nnp_llm_load_result *r, const outputs *o) {
   return CLI_OK;
 }
 
+/* The run in the history, as every measuring command stores its runs (nnperf history,
+ * compare @ID). The section is r's: only the mirror rows are freed here. */
+static void store_history(nnp_llm_load_result *r, const outputs *o) {
+  nnp_bench_result b;
+  memset(&b, 0, sizeof b);
+  b.llm_load = r;
+  snprintf(b.model, sizeof b.model, "%s", r->model);
+  snprintf(b.command_line, sizeof b.command_line, "%s", r->command_line);
+  snprintf(b.nnperf_version, sizeof b.nnperf_version, "%s", r->nnperf_version);
+  b.env = r->env;
+  b.seed = r->seed;
+  b.accuracy_rtol = -1;
+  if (nnp_llm_load_mirror(&b) == NNP_OK) cli_store_history(&b, o->history_db, 0);
+  else fprintf(stderr, "nnperf: warning: run not stored in the history: %s\n", nnp_last_error());
+  b.llm_load = NULL;
+  nnp_bench_result_free(&b);
+}
+
+/* --repack for llama-server: auto (on unless the CPU has AMX), on or off. */
+static int choose_repack(nnp_llm_load_spec *s, const outputs *o, char *why, size_t cap) {
+  if (o->repack && s->endpoint)
+    return cli_usage_error("llm load", "--repack '%s': only for --backend llama-server (an endpoint's server is its own)",
+                           o->repack);
+  if (nnp_llm_repack_decide(o->repack, nnp_llm_cpu_reports_amx(), &s->repack, why, cap) != NNP_OK)
+    return cli_usage_error("llm load", "%s", nnp_last_error());
+  s->repack_why = why;
+  return 0;
+}
+
+/* The result's header: the run's parameters, owned by r. */
+static void fill_header(const nnp_llm_load_spec *s, const char *command_line, nnp_llm_load_result *r) {
+  snprintf(r->command_line, sizeof r->command_line, "%s", command_line);
+  snprintf(r->model, sizeof r->model, "%s", s->model ? s->model : "");
+  snprintf(r->backend, sizeof r->backend, "%s", s->endpoint ? "endpoint" : "llama-server");
+  snprintf(r->endpoint, sizeof r->endpoint, "%s", s->endpoint ? s->endpoint : "");
+  snprintf(r->api, sizeof r->api, "%s", s->chat ? "chat" : "completions");
+  snprintf(r->nnperf_version, sizeof r->nnperf_version, "0.1.0");
+  nnp_gguf_info g;
+  if (s->model && !s->endpoint && nnp_gguf_read_info(s->model, &g) == NNP_OK)
+    snprintf(r->weight_type, sizeof r->weight_type, "%s", g.weight_type);
+  nnp_clear_error(); /* an unreadable model is llama-server's error to report, with its log */
+  r->threads = s->threads, r->num_requests = s->num_requests, r->warmup_requests = s->warmup_requests;
+  r->timeout_s = s->timeout_s, r->seed = s->seed, r->slo = s->slo, r->slo_percentile = s->slo_percentile;
+  nnp_len_dist_format(&s->prompt_len, r->prompt_len, sizeof r->prompt_len);
+  nnp_len_dist_format(&s->gen_len, r->gen_len, sizeof r->gen_len);
+  nnp_env_capture(&r->env);
+}
+
+/* The spec's settings that follow from others; 0, or the usage error's status. */
+static int settle_spec(nnp_llm_load_spec *s, const outputs *o, char *endpoint, size_t ecap, char *model_buf,
+                       size_t mcap) {
+  s->chat = o->api && !strcmp(o->api, "chat");
+  /* closed loop at 1 stream unless a rate, a search or the rungs say otherwise (their slot
+   * count then defaults to 4, or --parallel / --max-concurrency) */
+  if (s->n_concurrency == 0 && s->n_rates == 0 && !s->find_max_rate && !s->explain) s->concurrency[s->n_concurrency++] = 1;
+  if (s->slo_percentile != 50 && s->slo_percentile != 90 && s->slo_percentile != 95 && s->slo_percentile != 99)
+    return cli_usage_error("llm load", "--slo-percentile: 50, 90, 95 or 99");
+  if (o->key_env) {
+    s->api_key = getenv(o->key_env);
+    if (!s->api_key || !*s->api_key)
+      return cli_usage_error("llm load", "--api-key-env %s: that environment variable is not set", o->key_env);
+  }
+  if (s->endpoint) {
+    snprintf(endpoint, ecap, "%s", s->endpoint);
+    trim_endpoint(endpoint);
+    s->endpoint = endpoint;
+  } else if (!s->model) {
+    default_model(model_buf, mcap);
+    s->model = model_buf;
+  }
+  return 0;
+}
+
 int nnp_cmd_llm_load(int argc, char **argv) {
-  char command_line[2048], model_buf[512], endpoint[256], prompt[48], gen[48];
-  cli_join_args(argc, argv, command_line, sizeof command_line);
+  char command_line[1024], model_buf[512], endpoint[256], repack_why[160];
+  memcpy(command_line, "nnperf llm ", 11); /* argv[0] is "load": the command as typed */
+  cli_join_args(argc, argv, command_line + 11, sizeof command_line - 11);
+  memmove(command_line + 11, command_line + 11 + 7, strlen(command_line + 11 + 7) + 1); /* its "nnperf " */
   nnp_llm_load_spec s = {.threads = 2, .cont_batching = 1, .num_requests = 32, .warmup_requests = -1,
                          .seed = 1, .timeout_s = 60, .max_duration_s = 600, .metrics_interval_s = 0.5,
                          .slo_percentile = 99, .cache_prompt = -1, .burstiness = 1};
@@ -221,34 +305,12 @@ int nnp_cmd_llm_load(int argc, char **argv) {
   outputs o = {.backend = "llama-server"};
   int rc = parse_args(argc, argv, &s, &o);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  s.chat = o.api && !strcmp(o.api, "chat");
-  /* closed loop at 1 stream unless a rate, a search or the rungs say otherwise (their slot
-   * count then defaults to 4, or --parallel / --max-concurrency) */
-  if (s.n_concurrency == 0 && s.n_rates == 0 && !s.find_max_rate && !s.explain) s.concurrency[s.n_concurrency++] = 1;
-  if (s.slo_percentile != 50 && s.slo_percentile != 90 && s.slo_percentile != 95 && s.slo_percentile != 99)
-    return cli_usage_error("llm load", "--slo-percentile: 50, 90, 95 or 99");
-  if (o.key_env) {
-    s.api_key = getenv(o.key_env);
-    if (!s.api_key || !*s.api_key)
-      return cli_usage_error("llm load", "--api-key-env %s: that environment variable is not set", o.key_env);
-  }
-  if (s.endpoint) {
-    snprintf(endpoint, sizeof endpoint, "%s", s.endpoint);
-    trim_endpoint(endpoint);
-    s.endpoint = endpoint;
-  } else if (!s.model) {
-    default_model(model_buf, sizeof model_buf);
-    s.model = model_buf;
-  }
-  nnp_llm_load_result r = {.command_line = command_line, .model = s.model ? s.model : "", .backend = s.endpoint ? "endpoint" : "llama-server",
-                           .endpoint = s.endpoint, .api = s.chat ? "chat" : "completions", .threads = s.threads,
-                           .num_requests = s.num_requests, .warmup_requests = s.warmup_requests,
-                           .timeout_s = s.timeout_s, .seed = s.seed, .slo = s.slo, .slo_percentile = s.slo_percentile};
-  nnp_len_dist_format(&s.prompt_len, prompt, sizeof prompt);
-  nnp_len_dist_format(&s.gen_len, gen, sizeof gen);
-  snprintf(r.prompt_len, sizeof r.prompt_len, "%s", prompt);
-  snprintf(r.gen_len, sizeof r.gen_len, "%s", gen);
-  nnp_env_capture(&r.env);
+  if ((rc = settle_spec(&s, &o, endpoint, sizeof endpoint, model_buf, sizeof model_buf)) ||
+      (rc = choose_repack(&s, &o, repack_why, sizeof repack_why)))
+    return rc;
+  nnp_llm_load_result r;
+  memset(&r, 0, sizeof r);
+  fill_header(&s, command_line, &r);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGPIPE, SIG_IGN);
@@ -259,6 +321,7 @@ int nnp_cmd_llm_load(int argc, char **argv) {
   for (int i = 0; i < r.n_rows; i++) ok += r.rows[i].m.n_ok;
   if (r.n_rows) nnp_llm_load_print_table(stdout, &r);
   int out_rc = r.n_rows ? write_outputs(&r, &o) : CLI_OK;
+  if (r.n_rows && !o.no_history) store_history(&r, &o);
   nnp_llm_load_result_free(&r);
   if (st != NNP_OK) return cli_fail("llm load");
   if (nnp_llm_interrupted) {

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_result.h"
+#include "llm/llm_load_result.h"
 #include "llm/llm_report.h"
 #include "nnperf/report_html.h"
 
@@ -46,7 +47,9 @@ int nnp_cmd_report(int argc, char **argv) {
   nnp_bench_result r;
   if (cli_load_result(in, history, &r) != NNP_OK) return cli_fail(NULL);
   /* an llm result has its own report (TTFT/TPOT distributions, tokens/s vs concurrency) */
-  nnp_status s = r.llm ? nnp_llm_write_html(r.llm, out) : nnp_report_write_html(&r, out);
+  nnp_status s = r.llm        ? nnp_llm_write_html(r.llm, out)
+                 : r.llm_load ? nnp_llm_load_write_html(r.llm_load, out)
+                              : nnp_report_write_html(&r, out);
   nnp_bench_result_free(&r);
   if (s != NNP_OK) return cli_fail(NULL);
   return CLI_OK;

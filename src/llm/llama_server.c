@@ -60,8 +60,8 @@ static int build_argv(const nnp_llama_server_opts *o, nnp_llama_server *s, char 
   snprintf(nums[3], 24, "%d", ctx < 256 ? 256 : ctx);
   const char *fixed[] = {s->binary, "-m", o->model, "--host", "127.0.0.1", "--port", nums[0], "-t", nums[1], "-tb",
                          nums[1], "--parallel", nums[2], "-c", nums[3],
-                         /* ggml's AMX repack path segfaults on this CPU (llama.cpp #20824) */
-                         "--no-repack", "--metrics", "--no-webui", o->cont_batching ? "--cont-batching" : "--no-cont-batching"};
+                         /* chosen by --repack (llm_repack.h): off where ggml's AMX path can crash */
+                         o->repack ? "--repack" : "--no-repack", "--metrics", "--no-webui", o->cont_batching ? "--cont-batching" : "--no-cont-batching"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) argv[n++] = (char *)fixed[i];
   if (o->kv_type && *o->kv_type) {
     const char *kv[] = {"-ctk", o->kv_type, "-ctv", o->kv_type, "-fa", "on"};
@@ -159,11 +159,9 @@ nnp_status nnp_llama_server_start(const nnp_llama_server_opts *o, nnp_llama_serv
   nnp_llama_server_running_pid = pid;
   nnp_status st = wait_ready(s, o->ready_timeout_s > 0 ? o->ready_timeout_s : 120);
   if (st != NNP_OK) {
-    char keep[sizeof s->log_path];
-    snprintf(keep, sizeof keep, "%s", s->log_path);
-    s->log_path[0] = '\0'; /* stop must not remove the log the error names */
+    /* the log the error names stays: no later stop of this server may remove it */
+    s->log_path[0] = '\0';
     nnp_llama_server_stop(s);
-    snprintf(s->log_path, sizeof s->log_path, "%s", keep);
   }
   return st;
 }

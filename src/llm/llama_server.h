@@ -17,6 +17,7 @@ typedef struct nnp_llama_server_opts {
   int ctx_per_slot;        /* context tokens each slot needs (prompt + generation) */
   int cont_batching;       /* 0: --no-cont-batching */
   const char *kv_type;     /* --cache-type-k/-v: NULL (f16, the default) or "q8_0" ... */
+  int repack;              /* 1: --repack (weights repacked at load), 0: --no-repack (llm_repack.h) */
   double ready_timeout_s;  /* give up waiting for /health after this */
 } nnp_llama_server_opts;
 

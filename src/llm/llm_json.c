@@ -19,7 +19,7 @@ static void stats(FILE *f, const char *key, const nnp_stats *s) {
   nnp_result_write_stats(f, s);
 }
 
-static void request(FILE *f, const nnp_llm_request *q) {
+void nnp_llm_write_request(FILE *f, const nnp_llm_request *q) {
   fprintf(f, "{\"id\": %d, \"warmup\": %s, \"ok\": %s, \"prompt_tokens\": %d, \"t_due\": %.9f, \"t_sent\": %.9f, "
              "\"t_done\": %.9f, \"error\": ",
           q->id, q->warmup ? "true" : "false", q->ok ? "true" : "false", q->prompt_tokens, q->t_due, q->t_sent,
@@ -108,7 +108,7 @@ static void row(FILE *f, const nnp_llm_row *w) {
   fputs(",\n     \"requests\": [", f);
   for (int i = 0; i < w->n_reqs; i++) {
     fputs(i ? ",\n       " : "\n       ", f);
-    request(f, &w->reqs[i]);
+    nnp_llm_write_request(f, &w->reqs[i]);
   }
   fputs("]}", f);
 }

@@ -12,6 +12,7 @@
 typedef struct server_cfg {
   int slots, cont_batching;
   const char *kv_type;
+  int repack;       /* weight repacking (llama-server --repack / --no-repack) */
 } server_cfg;
 
 typedef struct driver {
@@ -57,16 +58,16 @@ static void settle_vocab(driver *d) {
 static nnp_status ensure_server(driver *d, server_cfg c) {
   const nnp_llm_load_spec *s = d->s;
   if (s->endpoint) return NNP_OK;
-  if (d->srv.pid > 0 && c.slots == d->cur.slots && c.cont_batching == d->cur.cont_batching &&
+  if (d->srv.pid > 0 && c.slots == d->cur.slots && c.cont_batching == d->cur.cont_batching && c.repack == d->cur.repack &&
       !strcmp(c.kv_type ? c.kv_type : "", d->cur.kv_type ? d->cur.kv_type : ""))
     return NNP_OK;
   nnp_llama_server_stop(&d->srv);
   nnp_llama_server_opts o = {.binary = s->server_bin, .model = s->model, .threads = s->threads,
                              .parallel = c.slots, .cont_batching = c.cont_batching, .kv_type = c.kv_type,
-                             .ctx_per_slot = nnp_len_dist_max(&s->prompt_len) + nnp_len_dist_max(&s->gen_len) + 16,
+                             .repack = c.repack, .ctx_per_slot = nnp_len_dist_max(&s->prompt_len) + nnp_len_dist_max(&s->gen_len) + 16,
                              .ready_timeout_s = 300};
-  fprintf(stderr, "llm load: starting llama-server (%d slot%s%s%s)\n", c.slots, c.slots == 1 ? "" : "s",
-          c.kv_type ? ", KV " : "", c.kv_type ? c.kv_type : "");
+  fprintf(stderr, "llm load: starting llama-server (%d slot%s%s%s, repack %s)\n", c.slots, c.slots == 1 ? "" : "s",
+          c.kv_type ? ", KV " : "", c.kv_type ? c.kv_type : "", c.repack ? "on" : "off");
   NNP_TRY(nnp_llama_server_start(&o, &d->srv));
   d->cur = c;
   d->fresh = 1;
@@ -121,6 +122,14 @@ static nnp_status run_row(driver *d, nnp_llm_load_plan *p, const char *scenario,
     row->shared_prefix = p->shared_prefix;
     snprintf(row->kv_type, sizeof row->kv_type, "%s", d->s->endpoint ? "" : d->cur.kv_type ? d->cur.kv_type : "f16");
     snprintf(row->server_args, sizeof row->server_args, "%s", d->s->endpoint ? "" : d->srv.args);
+    if (!d->s->endpoint) {
+      snprintf(row->repack, sizeof row->repack, "%s", d->cur.repack ? "on" : "off");
+      if (d->cur.repack == d->s->repack)
+        snprintf(row->note, sizeof row->note, "%s", d->s->repack_why ? d->s->repack_why : "");
+      else
+        snprintf(row->note, sizeof row->note, "repack %s (explain rung, against the run's repack %s)",
+                 d->cur.repack ? "on" : "off", d->s->repack ? "on" : "off");
+    }
     row->load_s = row->cold_start_s = -1;
     if (d->fresh) {
       row->load_s = d->srv.t_ready - d->srv.t_spawn;
@@ -128,6 +137,10 @@ static nnp_status run_row(driver *d, nnp_llm_load_plan *p, const char *scenario,
       d->fresh = 0;
     }
     st = nnp_llm_load_row_fill(row, &o, &d->r->slo, d->s->seed);
+    row->reqs = o.reqs; /* the row keeps the raw records (result document, compare) */
+    row->n_reqs = o.n;
+    o.reqs = NULL;
+    o.n = 0;
     if (row_out) *row_out = row;
   }
   nnp_llm_load_out_free(&o);
@@ -143,7 +156,7 @@ static int max_concurrency_of(const nnp_llm_load_spec *s) {
 }
 
 static server_cfg default_cfg(const nnp_llm_load_spec *s) {
-  server_cfg c = {s->parallel > 0 ? s->parallel : max_concurrency_of(s), s->cont_batching, s->kv_type};
+  server_cfg c = {s->parallel > 0 ? s->parallel : max_concurrency_of(s), s->cont_batching, s->kv_type, s->repack};
   return c;
 }
 
@@ -206,6 +219,26 @@ static nnp_status find_max_rate(driver *d) {
   return NNP_OK;
 }
 
+/* A rung whose server did not start: a row with nothing measured and the reason, so the
+ * other rungs still run and the table says what is missing. */
+static nnp_status rung_not_run(driver *d, const char *label) {
+  char why[200];
+  snprintf(why, sizeof why, "%s", nnp_last_error());
+  fprintf(stderr, "llm load: rung '%s' not run: %s\n", label, why);
+  nnp_clear_error();
+  nnp_llm_load_row *row;
+  NNP_TRY(add_row(d, &row));
+  snprintf(row->label, sizeof row->label, "%s", label);
+  snprintf(row->scenario, sizeof row->scenario, "rung");
+  row->slots = row->cont_batching = row->cache_prompt = -1;
+  row->load_s = row->cold_start_s = -1;
+  snprintf(row->note, sizeof row->note, "not run: the server did not start");
+  row->n_causes = 1;
+  snprintf(row->causes[0].cause, sizeof row->causes[0].cause, "server");
+  snprintf(row->causes[0].example, sizeof row->causes[0].example, "%s", why);
+  return NNP_OK;
+}
+
 /* The explain rungs, each a row at the same offered load (closed loop, N streams). */
 static nnp_status run_rungs(driver *d) {
   const nnp_llm_load_spec *s = d->s;
@@ -216,14 +249,21 @@ static nnp_status run_rungs(driver *d) {
     server_cfg cfg;
     int shared_prefix, cache_prompt;
   } rungs[] = {
-      {"batching off (1 slot)", {1, 1, NULL}, 0, -1},
-      {"batching on (N slots)", {n, 1, NULL}, 0, -1},
-      {"prefix cache off", {n, 1, NULL}, prefix, 0},
-      {"prefix cache on", {n, 1, NULL}, prefix, 1},
-      {"KV cache q8_0", {n, 1, "q8_0"}, 0, -1},
+      {"batching off (1 slot)", {1, 1, NULL, s->repack}, 0, -1},
+      {"batching on (N slots)", {n, 1, NULL, s->repack}, 0, -1},
+      {"prefix cache off", {n, 1, NULL, s->repack}, prefix, 0},
+      {"prefix cache on", {n, 1, NULL, s->repack}, prefix, 1},
+      {"KV cache q8_0", {n, 1, "q8_0", s->repack}, 0, -1},
+      /* against rung 2: ggml's repacked (interleaved) weights off; only where the run
+       * repacks, since where it does not (an AMX CPU) turning repack on can crash */
+      {"repack off", {n, 1, NULL, 0}, 0, -1},
   };
-  for (size_t i = 0; i < sizeof rungs / sizeof *rungs && !nnp_llm_interrupted; i++) {
-    NNP_TRY(ensure_server(d, rungs[i].cfg));
+  size_t n_rungs = sizeof rungs / sizeof *rungs - (s->repack ? 0 : 1);
+  for (size_t i = 0; i < n_rungs && !nnp_llm_interrupted; i++) {
+    if (ensure_server(d, rungs[i].cfg) != NNP_OK) {
+      NNP_TRY(rung_not_run(d, rungs[i].label)); /* e.g. q8_0 KV on a head size it cannot block */
+      continue;
+    }
     nnp_llm_load_plan p = base_plan(d);
     p.concurrency = n;
     p.shared_prefix = rungs[i].shared_prefix;
@@ -261,10 +301,4 @@ nnp_status nnp_llm_load_execute(const nnp_llm_load_spec *s, nnp_llm_load_result 
   nnp_llama_server_stop(&d.srv);
   r->n_vocab = d.ep.n_vocab;
   return st;
-}
-
-void nnp_llm_load_result_free(nnp_llm_load_result *r) {
-  nnp_free(r->rows);
-  r->rows = NULL;
-  r->n_rows = 0;
 }

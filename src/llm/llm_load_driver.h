@@ -16,6 +16,8 @@ typedef struct nnp_llm_load_spec {
   const char *model_name, *api_key;
   int threads, parallel, cont_batching; /* parallel 0: the largest concurrency */
   const char *kv_type;
+  int repack;               /* llama-server weight repacking on (1) or off (0): nnp_llm_repack_choose */
+  const char *repack_why;   /* why (auto's reason), written in each row's note */
   int concurrency[NNP_LLM_MAX_POINTS], n_concurrency;
   double rates[NNP_LLM_MAX_POINTS];
   int n_rates;
@@ -37,6 +39,5 @@ typedef struct nnp_llm_load_spec {
  * only when nothing could be measured (no server, bad spec); failed requests are rows'
  * failures. */
 nnp_status nnp_llm_load_execute(const nnp_llm_load_spec *s, nnp_llm_load_result *r);
-void nnp_llm_load_result_free(nnp_llm_load_result *r);
 
 #endif

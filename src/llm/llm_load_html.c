@@ -90,6 +90,18 @@ static void emit(FILE *f, const nnp_llm_load_result *r) {
   fputs("<!doctype html><html><head><meta charset='utf-8'><title>nnperf llm load</title></head>"
         "<body style='font-family:sans-serif'>\n<h1>nnperf llm load</h1>\n<p>", f);
   html_text(f, r->command_line);
+  /* the controlled variables: weight type, and each row's repack with its reason */
+  fputs("</p>\n<p>", f);
+  html_text(f, r->backend);
+  fputs(r->weight_type[0] ? ", weights " : "", f);
+  html_text(f, r->weight_type);
+  for (int i = 0; i < r->n_rows; i++)
+    if (r->rows[i].note[0] && (i == 0 || strcmp(r->rows[i].note, r->rows[i - 1].note))) {
+      fputs("<br>", f);
+      html_text(f, r->rows[i].label);
+      fputs(": ", f);
+      html_text(f, r->rows[i].note);
+    }
   fputs("</p>\n", f);
   latency_vs_load(f, r);
   throughput_vs_concurrency(f, r);

@@ -1,4 +1,5 @@
-/* nnperf llm load results: table, JSON document of kind "llm-load", CSV, HTML page. */
+/* nnperf llm load results: table, CSV, and the files of every format written atomically
+ * (the JSON document is llm_load_json.c, the HTML page llm_load_html.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,15 +9,16 @@
 #include "util/atomic_file.h"
 #include "util/json_write.h"
 
-#ifndef NNP_VERSION
-#define NNP_VERSION "0.1.0"
-#endif
-
 static double ms(double s) { return s * 1e3; }
 
 void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
-  fprintf(f, "\nnnperf llm load: %s  (%s, prompt %s, gen %s, %d requests per row, seed %llu)\n", r->model,
-          r->backend, r->prompt_len, r->gen_len, r->num_requests, (unsigned long long)r->seed);
+  fprintf(f, "\nnnperf llm load: %s  (%s%s%s, prompt %s, gen %s, %d requests per row, seed %llu)\n", r->model,
+          r->backend, r->weight_type[0] ? ", " : "", r->weight_type, r->prompt_len, r->gen_len, r->num_requests,
+          (unsigned long long)r->seed);
+  /* the repack choice is the run's unless a row differs (then each row says its own) */
+  int same_note = 1;
+  for (int i = 1; i < r->n_rows; i++) same_note &= !strcmp(r->rows[i].note, r->rows[0].note);
+  if (r->n_rows && same_note && r->rows[0].note[0]) fprintf(f, "%s\n", r->rows[0].note);
   fprintf(f, "%-24s %5s %4s %7s %8s %9s %8s %8s %8s %8s %8s %8s %8s\n", "row", "ok", "fail", "req/s", "goodput",
           "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "E2E p50", "E2E p99");
   for (int i = 0; i < r->n_rows; i++) {
@@ -28,6 +30,7 @@ void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
   }
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_llm_load_row *w = &r->rows[i];
+    if (!same_note && w->note[0]) fprintf(f, "  %s: %s\n", w->label, w->note);
     if (w->load_s >= 0)
       fprintf(f, "  %s: llama-server load %.2f s, cold start (process start -> first token) %.2f s\n", w->label,
               w->load_s, w->cold_start_s);
@@ -50,123 +53,10 @@ void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
             r->max_rate == 0 ? " (no probe met it)" : "");
 }
 
-static void jnum(FILE *f, const char *key, double v, int comma) {
-  fprintf(f, "%s\"%s\": ", comma ? ", " : "", key);
-  nnp_json_number(f, v);
-}
-
-static void write_stats(FILE *f, const char *key, const nnp_stats *s, int comma) {
-  fprintf(f, "%s\"%s\": ", comma ? ", " : "", key);
-  if (s->n == 0) {
-    fputs("null", f);
-    return;
-  }
-  fprintf(f, "{\"n\": %d", s->n);
-  jnum(f, "p50_s", s->p50, 1);
-  jnum(f, "p90_s", s->p90, 1);
-  jnum(f, "p99_s", s->p99, 1);
-  jnum(f, "mean_s", s->mean, 1);
-  jnum(f, "min_s", s->min, 1);
-  jnum(f, "max_s", s->max, 1);
-  jnum(f, "p50_ci_lo_s", s->p50_lo, 1);
-  jnum(f, "p50_ci_hi_s", s->p50_hi, 1);
-  jnum(f, "p99_ci_lo_s", s->p99_lo, 1);
-  jnum(f, "p99_ci_hi_s", s->p99_hi, 1);
-  fprintf(f, ", \"p99_underpowered\": %s}", s->p99_underpowered ? "true" : "false");
-}
-
-static void write_row(FILE *f, const nnp_llm_load_row *w) {
-  const nnp_llm_metrics *m = &w->m;
-  fputs("    {\"label\": ", f);
-  nnp_json_string(f, w->label);
-  fputs(", \"scenario\": ", f);
-  nnp_json_string(f, w->scenario);
-  fprintf(f, ", \"concurrency\": %d", w->concurrency);
-  jnum(f, "request_rate", w->rate > 0 ? w->rate : NAN, 1);
-  jnum(f, "burstiness", w->burstiness, 1);
-  fprintf(f, ", \"max_concurrency\": %d, \"slots\": %d, \"cont_batching\": %d, \"cache_prompt\": %d, "
-             "\"shared_prefix\": %d, \"kv_type\": ",
-          w->max_concurrency, w->slots, w->cont_batching, w->cache_prompt, w->shared_prefix);
-  nnp_json_string(f, w->kv_type);
-  fputs(", \"server_args\": ", f);
-  nnp_json_string(f, w->server_args);
-  jnum(f, "load_s", w->load_s >= 0 ? w->load_s : NAN, 1);
-  jnum(f, "cold_start_s", w->cold_start_s >= 0 ? w->cold_start_s : NAN, 1);
-  fprintf(f, ",\n     \"ok\": %d, \"failed\": %d, \"good\": %d", m->n_ok, m->n_failed, m->n_good);
-  jnum(f, "duration_s", m->duration_s, 1);
-  jnum(f, "request_throughput", m->req_per_s, 1);
-  jnum(f, "goodput", m->goodput_req_per_s, 1);
-  jnum(f, "output_tokens_per_s", m->out_tok_per_s, 1);
-  jnum(f, "total_tokens_per_s", m->total_tok_per_s, 1);
-  fprintf(f, ", \"prompt_tokens\": %lld, \"output_tokens\": %lld", (long long)m->prompt_tokens,
-          (long long)m->output_tokens);
-  fputs(",\n     ", f);
-  fputs("\"latency\": {", f);
-  write_stats(f, "ttft", &m->ttft, 0);
-  write_stats(f, "tpot", &m->tpot, 1);
-  write_stats(f, "itl", &m->itl, 1);
-  write_stats(f, "e2e", &m->e2e, 1);
-  fputs("},\n     \"failures\": [", f);
-  for (int k = 0; k < w->n_causes; k++) {
-    fprintf(f, "%s{\"cause\": ", k ? ", " : "");
-    nnp_json_string(f, w->causes[k].cause);
-    fprintf(f, ", \"count\": %d, \"example\": ", w->causes[k].count);
-    nnp_json_string(f, w->causes[k].example);
-    fputs("}", f);
-  }
-  const nnp_llm_server_gauges *g = &w->gauges;
-  fprintf(f, "],\n     \"server_metrics\": {\"samples\": %d", g->samples);
-  jnum(f, "requests_processing_max", g->samples ? g->processing_max : NAN, 1);
-  jnum(f, "requests_processing_mean", g->samples ? g->processing_mean : NAN, 1);
-  jnum(f, "requests_deferred_max", g->samples ? g->deferred_max : NAN, 1);
-  jnum(f, "requests_deferred_mean", g->samples ? g->deferred_mean : NAN, 1);
-  jnum(f, "busy_slots_per_decode", g->samples && g->busy_slots_per_decode >= 0 ? g->busy_slots_per_decode : NAN, 1);
-  jnum(f, "kv_cache_usage_max", g->samples && g->kv_usage_max >= 0 ? g->kv_usage_max : NAN, 1);
-  jnum(f, "prompt_tokens_cached", g->samples && g->prompt_cached_tokens >= 0 ? g->prompt_cached_tokens : NAN, 1);
-  fprintf(f, "},\n     \"server_timings\": {\"requests\": %d", w->n_timed);
-  jnum(f, "server_ttft_s", w->n_timed ? w->server_ttft_s : NAN, 1);
-  jnum(f, "client_ttft_s", w->n_timed ? w->client_ttft_s : NAN, 1);
-  jnum(f, "server_decode_tokens_per_s", w->n_timed ? w->server_decode_tok_s : NAN, 1);
-  jnum(f, "client_decode_tokens_per_s", w->n_timed ? w->client_decode_tok_s : NAN, 1);
-  fprintf(f, "}, \"slo_passed\": %s}", strcmp(w->scenario, "probe") ? "null" : w->slo_passed ? "true" : "false");
-}
-
-static void emit_json(FILE *f, const nnp_llm_load_result *r) {
-  fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"llm-load\",\n",
-          NNP_RESULT_SCHEMA_VERSION, NNP_RESULT_SCHEMA_MINOR);
-  fputs("  \"nnperf_version\": ", f);
-  nnp_json_string(f, NNP_VERSION);
-  const char *keys[] = {"command_line", "model", "backend", "endpoint", "api", "prompt_len", "gen_len"};
-  const char *vals[] = {r->command_line, r->model, r->backend, r->endpoint ? r->endpoint : "", r->api,
-                        r->prompt_len, r->gen_len};
-  for (int i = 0; i < 7; i++) {
-    fprintf(f, ",\n  \"%s\": ", keys[i]);
-    nnp_json_string(f, vals[i] ? vals[i] : "");
-  }
-  fprintf(f, ",\n  \"seed\": %llu, \"threads\": %d, \"num_requests\": %d, \"warmup_requests\": %d, \"n_vocab\": %d",
-          (unsigned long long)r->seed, r->threads, r->num_requests, r->warmup_requests, r->n_vocab);
-  jnum(f, "timeout_s", r->timeout_s, 1);
-  fputs(",\n  \"slo\": {", f);
-  jnum(f, "ttft_s", r->slo.ttft_s > 0 ? r->slo.ttft_s : NAN, 0);
-  jnum(f, "tpot_s", r->slo.tpot_s > 0 ? r->slo.tpot_s : NAN, 1);
-  jnum(f, "e2e_s", r->slo.e2e_s > 0 ? r->slo.e2e_s : NAN, 1);
-  fprintf(f, ", \"percentile\": %d}", r->slo_percentile);
-  fputs(",\n  \"max_rate\": ", f);
-  nnp_json_number(f, r->max_rate >= 0 ? r->max_rate : NAN);
-  fputs(",\n  \"env\": ", f);
-  nnp_env_write_json(f, &r->env);
-  fputs(",\n  \"rows\": [\n", f);
-  for (int i = 0; i < r->n_rows; i++) {
-    write_row(f, &r->rows[i]);
-    fputs(i + 1 < r->n_rows ? ",\n" : "\n", f);
-  }
-  fputs("  ]\n}\n", f);
-}
-
 static void emit_csv(FILE *f, const nnp_llm_load_result *r) {
   fputs("label,scenario,concurrency,request_rate,slots,kv_type,cache_prompt,shared_prefix,ok,failed,req_per_s,"
         "goodput,out_tok_per_s,total_tok_per_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,"
-        "itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,load_s,cold_start_s\r\n", f);
+        "itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,load_s,cold_start_s,repack\r\n", f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_llm_load_row *w = &r->rows[i];
     const nnp_llm_metrics *m = &w->m;
@@ -175,8 +65,8 @@ static void emit_csv(FILE *f, const nnp_llm_load_result *r) {
             m->n_ok, m->n_failed, m->req_per_s, m->goodput_req_per_s, m->out_tok_per_s, m->total_tok_per_s,
             ms(m->ttft.p50), ms(m->ttft.p90), ms(m->ttft.p99), ms(m->tpot.p50), ms(m->tpot.p99), ms(m->itl.p50),
             ms(m->itl.p99), ms(m->e2e.p50), ms(m->e2e.p99));
-    if (w->load_s >= 0) fprintf(f, "%.3f,%.3f\r\n", w->load_s, w->cold_start_s);
-    else fputs(",\r\n", f);
+    if (w->load_s >= 0) fprintf(f, "%.3f,%.3f,%s\r\n", w->load_s, w->cold_start_s, w->repack);
+    else fprintf(f, ",,%s\r\n", w->repack);
   }
 }
 
@@ -191,7 +81,7 @@ static nnp_status write_atomic(const char *path, emit_fn emit, const nnp_llm_loa
 }
 
 nnp_status nnp_llm_load_write_json(const nnp_llm_load_result *r, const char *path) {
-  return write_atomic(path, emit_json, r);
+  return write_atomic(path, nnp_llm_load_report_json, r);
 }
 
 nnp_status nnp_llm_load_write_csv(const nnp_llm_load_result *r, const char *path) {

@@ -29,7 +29,9 @@ typedef struct nnp_llm_load_row {
   /* the server's configuration (llama-server backend; -1/"" when unknown) */
   int slots, cont_batching, cache_prompt, shared_prefix;
   char kv_type[16];
+  char repack[8];     /* llama-server weight repacking: "on", "off" ("" for an endpoint) */
   char server_args[512];
+  char note[256];     /* why a controlled variable is what it is (e.g. repack off: the CPU has AMX) */
   double load_s, cold_start_s; /* this row's server start (-1: reused server or endpoint) */
   nnp_llm_metrics m;
   nnp_llm_failure_cause causes[NNP_LLM_MAX_CAUSES];
@@ -39,10 +41,18 @@ typedef struct nnp_llm_load_row {
   int n_timed;
   double server_ttft_s, server_decode_tok_s, client_ttft_s, client_decode_tok_s;
   int slo_passed;     /* probe: the SLO held at the chosen percentile and nothing failed */
+  /* every request of the row, warm-ups first (flagged), owned: the raw records compare's
+   * statistics and any later recomputation start from */
+  nnp_llm_request *reqs;
+  int n_reqs;
 } nnp_llm_load_row;
 
+/* Strings are owned (a result read back from JSON or the history has no command line
+ * to point into). */
 typedef struct nnp_llm_load_result {
-  const char *command_line, *model, *backend, *endpoint, *api;
+  char command_line[1024], model[512], backend[32], endpoint[256], api[16];
+  char nnperf_version[32];
+  char weight_type[16]; /* the GGUF's main weight type ("Q4_1"; "" for an endpoint): a controlled variable */
   char prompt_len[48], gen_len[48];
   int threads, num_requests, warmup_requests, n_vocab;
   double timeout_s;
@@ -61,7 +71,18 @@ nnp_status nnp_llm_load_row_fill(nnp_llm_load_row *row, const nnp_llm_load_out *
 /* The SLO value of the chosen percentile (50, 90, 95 or 99) of s. */
 double nnp_llm_stat_pct(const nnp_stats *s, int pct);
 
+struct nnp_bench_result;
+/* b->rows := one bench row per b->llm_load row (configuration, status, output tokens/s as
+ * items/s, no samples), so history and the generic tables list llm load runs. */
+nnp_status nnp_llm_load_mirror(struct nnp_bench_result *b);
+
+/* Frees the rows and their requests (the result itself is the caller's). */
+void nnp_llm_load_result_free(nnp_llm_load_result *r);
+
 void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r);
+/* The kind "llm-load" document (docs/result-schema.md); src/result/result_read_llm_load.c
+ * reads it back. */
+void nnp_llm_load_report_json(FILE *f, const nnp_llm_load_result *r);
 nnp_status nnp_llm_load_write_json(const nnp_llm_load_result *r, const char *path);
 nnp_status nnp_llm_load_write_csv(const nnp_llm_load_result *r, const char *path);
 nnp_status nnp_llm_load_write_html(const nnp_llm_load_result *r, const char *path);

@@ -6,6 +6,7 @@
 
 #include "bench/orchestrator.h"
 #include "llm/gguf.h"
+#include "llm/llm_repack.h"
 #include "llm/llm_backends.h"
 #include "llm/llm_worker.h"
 #include "nnperf/alloc.h"
@@ -72,6 +73,14 @@ static nnp_llm_row_request row_request(const llm_state *st, int index, char *opt
   int threads, plen, conc;
   row_axes(st, index, &threads, &plen, &conc, b);
   backend_options(s->options, (*b)->name, opts, nopts);
+  size_t used = strlen(opts);
+  if (!strcmp((*b)->name, "llama.cpp") && !strstr(opts, "repack=") && used + 10 < nopts) {
+    /* weight repacking unless given: on, except on an AMX CPU (llm_repack.h) */
+    int on = 0;
+    char why[160];
+    nnp_llm_repack_decide("auto", nnp_llm_cpu_reports_amx(), &on, why, sizeof why);
+    snprintf(opts + used, nopts - used, "%srepack=%d", used ? "," : "", on);
+  }
   snprintf(wt, nwt, "%s", (*b)->weight_type[0] ? (*b)->weight_type : st->info.weight_type);
   return (nnp_llm_row_request){.backend = (*b)->name, .model_path = s->model, .options = opts, .weight_type = wt,
                                .threads = threads, .prompt_len = plen, .gen_len = s->gen_len, .concurrency = conc,

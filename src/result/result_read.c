@@ -471,8 +471,9 @@ static nnp_status read_document(nnp_reader *rd, json_t *root, nnp_bench_result *
   char kind[16] = "";
   NNP_TRY(nnp_rd_get_str(rd, root, "kind", kind, sizeof kind));
   if (!strcmp(kind, "llm")) return nnp_result_read_llm(rd, root, r);
+  if (!strcmp(kind, "llm-load")) return nnp_result_read_llm_load(rd, root, r);
   if (kind[0] && strcmp(kind, "bench") && strcmp(kind, "load") && strcmp(kind, "coldstart"))
-    return nnp_rd_bad(rd, "kind", "unknown kind '%s' (bench, load, coldstart, llm)", kind);
+    return nnp_rd_bad(rd, "kind", "unknown kind '%s' (bench, load, coldstart, llm, llm-load)", kind);
   json_t *load, *cold;
   NNP_TRY(nnp_rd_get_obj(rd, root, "load", &load));
   NNP_TRY(nnp_rd_get_obj(rd, root, "coldstart", &cold));

@@ -15,7 +15,7 @@
 #define MAX_REQS (1 << 20)
 #define MAX_TOKENS (1 << 20)
 
-static nnp_status read_request(nnp_reader *rd, json_t *o, nnp_llm_request *q) {
+nnp_status nnp_rd_read_llm_request(nnp_reader *rd, json_t *o, nnp_llm_request *q) {
   if (!json_is_object(o)) return nnp_rd_bad(rd, "", "expected a request object");
   INT_FIELD(o, "id", 0, INT32_MAX, 0, q->id);
   INT_FIELD(o, "prompt_tokens", 0, INT32_MAX, 0, q->prompt_tokens);
@@ -141,7 +141,7 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_llm_row *w) {
   for (size_t i = 0; i < n; i++) {
     w->n_reqs = (int)i + 1; /* counted first, so a failure frees what was read */
     snprintf(rd->where, sizeof rd->where, "rows[%d].requests[%zu]", idx, i);
-    NNP_TRY(read_request(rd, json_array_get(reqs, i), &w->reqs[i]));
+    NNP_TRY(nnp_rd_read_llm_request(rd, json_array_get(reqs, i), &w->reqs[i]));
   }
   return NNP_OK;
 }

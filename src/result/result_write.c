@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "llm/llm_load_result.h"
 #include "llm/llm_report.h"
 #include "nnperf/report.h"
 #include "nnperf/result.h"
@@ -318,6 +319,10 @@ static void write_coldstart(FILE *f, const nnp_coldstart_section *c) {
 void nnp_result_write(FILE *f, const nnp_bench_result *r) {
   if (r->llm) { /* its own layout (docs/result-schema.md, kind llm): llm_json.c */
     nnp_llm_report_json(f, r->llm);
+    return;
+  }
+  if (r->llm_load) { /* kind llm-load: llm_load_json.c */
+    nnp_llm_load_report_json(f, r->llm_load);
     return;
   }
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"schema_minor\": %d,\n  \"tool\": \"nnperf\",\n  \"kind\": \"%s\",\n"
