@@ -26,7 +26,7 @@ static const char sweep_help[] =
     "       nnperf sweep status PLAN [--results DIR]\n"
     "       nnperf sweep collect PLAN [-o FILE] [--results DIR] [--no-history] [--history DB] [--quiet]\n\n"
     "Runs a sweep plan (a JSON file: models x backends x precisions x batches x threads x shapes,\n"
-    "loop settings, hardware classes; docs/sweep.md).\n"
+    "loop settings, hardware classes, and LLM rows of GGUF models in its llm section; docs/sweep.md).\n"
     "  PLAN               run every row on this machine (hardware class 'local'), write each row to\n"
     "                     the results folder as it finishes, then print the collected table\n"
     "  PLAN --slurm       submit one --exclusive job per hardware class and model x shape group\n"
@@ -38,7 +38,7 @@ static const char sweep_help[] =
     "  status PLAN        jobs (queued, running, done, failed with reason) and their rows\n"
     "  collect PLAN       every row of the folder in one result (each row keeps its hardware class,\n"
     "                     node, job id and host environment): table, -o FILE (default\n"
-    "                     DIR/collected.json), and the history database\n\n"
+    "                     DIR/collected.json; LLM rows: FILE-llm.json), and the history database\n\n"
     "exit status: 0 done, 1 a row failed or Slurm refused, 2 bad command line or plan\n";
 
 static volatile sig_atomic_t job_signal;
