@@ -80,18 +80,20 @@ nnp_status nnp_results_write_row(const char *dir, const char *gid, const nnp_ben
   return nnp_report_write_json(&one, path);
 }
 
-/* Room for one more row in *out (and in its LLM section when it has one). */
+/* Room for one more row in *out and in its LLM section when it has one (the section
+ * first: its capacity never falls behind the rows'). */
 static nnp_status grow(nnp_bench_result *out, const char *path) {
   if (out->n_rows < out->cap_rows) return NNP_OK;
   int cap = out->cap_rows ? 2 * out->cap_rows : 16;
+  if (out->llm && out->llm->cap_rows < cap) {
+    nnp_llm_row *w = nnp_realloc(out->llm->rows, sizeof *w * (size_t)cap);
+    if (!w) return nnp_error(NNP_ERR_NOMEM, "%s: no memory for its rows", path);
+    memset(w + out->llm->cap_rows, 0, sizeof *w * (size_t)(cap - out->llm->cap_rows)); /* the free walks cap_rows */
+    out->llm->rows = w, out->llm->cap_rows = cap;
+  }
   nnp_bench_row *grown = nnp_realloc(out->rows, sizeof *grown * (size_t)cap);
   if (!grown) return nnp_error(NNP_ERR_NOMEM, "%s: no memory for its rows", path);
   out->rows = grown, out->cap_rows = cap;
-  if (!out->llm) return NNP_OK;
-  nnp_llm_row *w = nnp_realloc(out->llm->rows, sizeof *w * (size_t)cap);
-  if (!w) return nnp_error(NNP_ERR_NOMEM, "%s: no memory for its rows", path);
-  memset(w + out->llm->cap_rows, 0, sizeof *w * (size_t)(cap - out->llm->cap_rows)); /* the free walks cap_rows */
-  out->llm->rows = w, out->llm->cap_rows = cap;
   return NNP_OK;
 }
 
