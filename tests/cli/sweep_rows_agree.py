@@ -22,7 +22,7 @@ which spans the process-to-process spread too. Even so, what the other work on t
 does changes between the two runs: measured here, zoo:tiny xnnpack gave 0.2355 ms [0.2348,
 0.2362] locally and 0.2452 ms [0.2434, 0.2464] through Slurm, 4% apart with intervals 0.6%
 wide. The drift allowance covers that, and stays far below the differences the check must
-catch (the mutation: batch 4 against batch 1, 2x to 4x the P50).
+catch (the mutation: zoo:tiny at batch 16 against batch 1, about 20x the P50).
 
 When other work took CPU time from a row's threads (the harness marks it oversubscribed:
 threads + CPUs kept busy by others > CPUs + 0.5), its wall-clock P50 is stretched by the
