@@ -36,8 +36,9 @@ EOF
 classes='[{"name": "cpu", "partition": "cpu"}, {"name": "small", "partition": "cpu-small", "constraint": "nnptest"}]'
 backends='["native", "xnnpack"]'
 grep -q xnnpack <("$NNPERF" backends | grep available | grep -v unavailable) || backends='["native", "ort-cpu"]'
-# 2 processes per row: each P50 interval then covers process-to-process spread (sweep_rows_agree.py)
-plan two 0.3 "$classes" "$backends" 2 1 "$llm"
+# 2 processes per row: each P50 interval then covers process-to-process spread (sweep_rows_agree.py);
+# 0.15 s each, so a row measures as long as one process of 0.3 s did
+plan two 0.15 "$classes" "$backends" 2 1 "$llm"
 n_llm=0
 [ -n "$llm" ] && n_llm=1
 
