@@ -54,6 +54,12 @@ typedef struct nnp_llm_row {
   int first_divergence;        /* first position where request 0's tokens differ, -1 none */
   double first_token_agreement; /* requests whose first token (the argmax of the prompt's
                                  * logits) agrees */
+  /* nnperf sweep (docs/sweep.md): where the row ran, as a bench row's host fields;
+   * hw_class "" for a one-machine run (then no "host" in the document) */
+  char hw_class[48];
+  char node[64];
+  char job_id[32];
+  nnp_env host_env;
 } nnp_llm_row;
 
 void nnp_llm_row_free(nnp_llm_row *r);

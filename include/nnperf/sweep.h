@@ -128,6 +128,10 @@ typedef struct nnp_sweep_spec {
    * nnp_result_read_file); resume_name labels its errors. NULL: start afresh. */
   const nnp_bench_result *resume;
   const char *resume_name;
+  /* false: spec->resume's rows are this sweep's first rows, in order (bench --resume);
+   * true: any of this sweep's rows, each found by its key (a sweep plan's results folder,
+   * whose ok rows are kept wherever they sit in the row order) */
+  bool resume_by_key;
   /* callbacks (each may be NULL), called on the calling thread */
   nnp_sweep_progress_fn progress;
   nnp_sweep_row_fn row_done;

@@ -23,13 +23,24 @@ typedef struct nnp_plan_hw_class {
   char constraint[128];/* sbatch -C (node features); "" for none */
 } nnp_plan_hw_class;
 
-/* The LLM commands' options, carried for `nnperf llm` rows (not run by this plan yet). */
+/* The plan's LLM rows (docs/sweep.md, "llm"): each GGUF model is one group of rows,
+ * backends x threads x prompt lengths x concurrency, measured as `nnperf llm bench`
+ * measures them (the sweep library's LLM workload). Lists left empty take that command's
+ * defaults; threads the plan's threads. */
 typedef struct nnp_plan_llm {
+  int n_models;        /* 0: the plan has no LLM rows */
+  char models[NNP_PLAN_MAX_LIST][1024]; /* GGUF paths, relative ones resolved against the plan's folder */
+  int n_backends;      /* 0: every LLM backend (nnperf backends) */
+  char backends[NNP_PLAN_MAX_LIST][32];
+  int n_threads;       /* 0: the plan's "threads" (none: every CPU the job may use) */
+  int threads[NNP_PLAN_MAX_LIST];
   int n_prompt_lengths;
   int prompt_lengths[NNP_PLAN_MAX_LIST];
   int gen_length;      /* 0: not given */
   int n_concurrency;
   int concurrency[NNP_PLAN_MAX_LIST];
+  int requests, warmup;/* per row; -1: not given */
+  char options[256];   /* "BACKEND:K=V,...;BACKEND:..." as llm bench's --backend-options */
 } nnp_plan_llm;
 
 typedef struct nnp_sweep_plan {
@@ -66,18 +77,25 @@ typedef struct nnp_sweep_plan {
  * the field. Partitions are checked against Slurm by `nnperf sweep --slurm` itself. */
 nnp_status nnp_plan_load(const char *path, nnp_sweep_plan *plan);
 
-/* Groups: model x shape scenario (one spec, one Slurm job per hardware class each). */
+/* Groups: model x shape scenario, then one per LLM model (one spec, one Slurm job per
+ * hardware class each). */
 int nnp_plan_n_groups(const nnp_sweep_plan *plan);
-/* Fills spec (after nnp_sweep_spec_default) with group g's axes and the plan's loop
- * settings; callbacks and resume are the caller's. Pointers refer into plan. */
+/* Whether group g is an LLM group (after the CNN groups), and its model either way. */
+int nnp_plan_group_is_llm(const nnp_sweep_plan *plan, int g);
+const char *nnp_plan_group_model(const nnp_sweep_plan *plan, int g);
+/* Fills spec (after nnp_sweep_spec_default) with CNN group g's axes and the plan's loop
+ * settings; callbacks and resume are the caller's. Pointers refer into plan. LLM groups:
+ * nnp_plan_llm_group_spec (src/cluster/plan_llm.h). */
 void nnp_plan_group_spec(const nnp_sweep_plan *plan, int g, nnp_sweep_spec *spec);
-/* Rows of group g: backends x precisions x batches x threads (a static shape fixes the batch). */
+/* Rows of group g: backends x precisions x batches x threads (a static shape fixes the
+ * batch); an LLM group: backends x threads x prompt lengths x concurrency. */
 int nnp_plan_group_rows(const nnp_sweep_plan *plan, int g);
 
-/* Job limits derived from the plan: minutes for n_rows rows (each process of each row
- * at most warm-up cap + steady-state cap + start-up, never more than the worker timeout;
- * plus the margin), memory in MiB (slurm.mem_mib, else the worker limit + 1 GiB, else 4 GiB). */
-int nnp_plan_job_minutes(const nnp_sweep_plan *plan, int n_rows);
+/* Job limits derived from the plan: minutes for n_rows rows of group g (each process of
+ * each row at most warm-up cap + steady-state cap + start-up, never more than the worker
+ * timeout; an LLM row, which no loop cap bounds, the worker timeout; plus the margin),
+ * memory in MiB (slurm.mem_mib, else the worker limit + 1 GiB, else 4 GiB). */
+int nnp_plan_job_minutes(const nnp_sweep_plan *plan, int g, int n_rows);
 int64_t nnp_plan_job_mem_mib(const nnp_sweep_plan *plan);
 
 /* The results folder resolved against the plan's folder, into out. */

@@ -76,6 +76,51 @@ static nnp_status check_resume(const nnp_sweep_workload *wl, void *state, const 
   return NNP_OK;
 }
 
+/* The planned row index's key into key. */
+static nnp_status planned_key(const nnp_sweep_workload *wl, void *state, int index, char *key, size_t n) {
+  nnp_bench_row planned;
+  NNP_TRY(wl->plan_row(state, index, &planned));
+  nnp_status s = nnp_sweep_row_key(&planned, key, n);
+  nnp_bench_row_free(&planned);
+  return s;
+}
+
+/* With resume_by_key: every resumed row is one this sweep makes (found by its key) and
+ * was measured as this sweep would measure it. */
+static nnp_status check_resume_by_key(const nnp_sweep_workload *wl, void *state, const nnp_sweep_spec *spec,
+                                      const nnp_bench_result *res, int n_rows) {
+  const nnp_bench_result *done = spec->resume;
+  const char *name = spec->resume_name ? spec->resume_name : "the resumed result";
+  NNP_TRY(nnp_resume_check_run(done, res, name));
+  for (int j = 0; j < done->n_rows; j++) {
+    char want[NNP_SWEEP_KEY_MAX], key[NNP_SWEEP_KEY_MAX];
+    NNP_TRY(nnp_sweep_row_key(&done->rows[j], want, sizeof want));
+    int i = 0;
+    for (; i < n_rows; i++) {
+      NNP_TRY(planned_key(wl, state, i, key, sizeof key));
+      if (!strcmp(key, want)) break;
+    }
+    if (i == n_rows)
+      return nnp_error(NNP_ERR_INVALID, "--resume %s: its row '%s' (%s) is not one this sweep makes: resume with the "
+                       "same plan", name, done->rows[j].label, want);
+    nnp_bench_row planned;
+    NNP_TRY(wl->plan_row(state, i, &planned));
+    nnp_status s = nnp_resume_check_row(&done->rows[j], &planned, i, spec->processes, name);
+    nnp_bench_row_free(&planned);
+    NNP_TRY(s);
+  }
+  return NNP_OK;
+}
+
+/* The resumed row that stands for planned row index, or -1 (run it): by position, or
+ * with resume_by_key the one with its key. */
+static int resumed_row(const nnp_sweep_workload *wl, void *state, const nnp_sweep_spec *spec, int index) {
+  if (!spec->resume) return -1;
+  if (!spec->resume_by_key) return index < spec->resume->n_rows ? index : -1;
+  char key[NNP_SWEEP_KEY_MAX];
+  return planned_key(wl, state, index, key, sizeof key) == NNP_OK ? nnp_sweep_find_row(spec->resume, key) : -1;
+}
+
 /* A deep copy of a resumed row (its samples; a document holds no outputs). */
 static nnp_status copy_row(const nnp_bench_row *from, nnp_bench_row *to) {
   *to = *from;
@@ -97,10 +142,10 @@ static bool cut_short(const nnp_sweep_spec *spec, const nnp_bench_row *row) {
   return !(row->status == NNP_ROW_OK && row->n_processes == spec->processes);
 }
 
-/* Row index into res->rows[index]: kept from the resumed result or measured now.
- * *dropped: it was cut short and is not in place. */
+/* Row index into res->rows[index]: kept from the resumed result's row `from` (>= 0) or
+ * measured now. *dropped: it was cut short and is not in place. */
 static nnp_status one_row(const nnp_sweep_workload *wl, void *state, const nnp_sweep_spec *spec, nnp_bench_result *res,
-                          int index, int n_rows, bool kept, bool *dropped) {
+                          int index, int n_rows, int from, bool *dropped) {
   nnp_bench_row *row = &res->rows[index];
   if (spec->progress) {
     nnp_bench_row planned;
@@ -109,8 +154,8 @@ static nnp_status one_row(const nnp_sweep_workload *wl, void *state, const nnp_s
     nnp_bench_row_free(&planned);
   }
   *dropped = false;
-  if (kept) {
-    NNP_TRY(copy_row(&spec->resume->rows[index], row));
+  if (from >= 0) {
+    NNP_TRY(copy_row(&spec->resume->rows[from], row));
     if (wl->resume_row && spec->resume->n_rows < n_rows) NNP_TRY(wl->resume_row(state, index, row));
     return NNP_OK;
   }
@@ -125,11 +170,10 @@ static nnp_status one_row(const nnp_sweep_workload *wl, void *state, const nnp_s
 static nnp_status run_rows(const nnp_sweep_workload *wl, void *state, const nnp_sweep_spec *spec,
                            nnp_bench_result *res, nnp_sweep_outcome *outcome) {
   int n_rows = outcome->n_planned;
-  int n_done = spec->resume ? spec->resume->n_rows : 0;
   for (int i = 0; i < n_rows && !nnp_bench_interrupted; i++) {
-    bool kept = i < n_done;
-    bool dropped;
-    NNP_TRY(one_row(wl, state, spec, res, i, n_rows, kept, &dropped));
+    int from = resumed_row(wl, state, spec, i);
+    bool kept = from >= 0, dropped;
+    NNP_TRY(one_row(wl, state, spec, res, i, n_rows, from, &dropped));
     if (dropped) break;
     res->n_rows++;
     outcome->n_kept += kept;
@@ -155,7 +199,8 @@ nnp_status nnp_sweep_run(const nnp_sweep_spec *spec, nnp_bench_result *res, nnp_
   outcome->n_planned = n_rows;
   nnp_status s = NNP_OK;
   if (spec->resume) {
-    s = check_resume(wl, state, spec, res, n_rows);
+    s = spec->resume_by_key ? check_resume_by_key(wl, state, spec, res, n_rows)
+                            : check_resume(wl, state, spec, res, n_rows);
     outcome->resume_refused = s != NNP_OK;
     res->noisy = spec->resume->noisy;
   }

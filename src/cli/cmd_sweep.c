@@ -12,8 +12,12 @@
 #include "cli/cli_result.h"
 #include "cluster/results_dir.h"
 #include "cluster/slurm.h"
+#include "cluster/plan_llm.h"
+#include "cluster/sweep_collect.h"
 #include "cluster/sweep_jobs.h"
+#include "llm/llm_report.h"
 #include "nnperf/report.h"
+#include "nnperf/result.h"
 #include "nnperf/sweep.h"
 #include "nnperf/sweep_plan.h"
 
@@ -22,7 +26,7 @@ static const char sweep_help[] =
     "       nnperf sweep status PLAN [--results DIR]\n"
     "       nnperf sweep collect PLAN [-o FILE] [--results DIR] [--no-history] [--history DB] [--quiet]\n\n"
     "Runs a sweep plan (a JSON file: models x backends x precisions x batches x threads x shapes,\n"
-    "loop settings, hardware classes; docs/sweep.md).\n"
+    "loop settings, hardware classes, and LLM rows of GGUF models in its llm section; docs/sweep.md).\n"
     "  PLAN               run every row on this machine (hardware class 'local'), write each row to\n"
     "                     the results folder as it finishes, then print the collected table\n"
     "  PLAN --slurm       submit one --exclusive job per hardware class and model x shape group\n"
@@ -34,7 +38,7 @@ static const char sweep_help[] =
     "  status PLAN        jobs (queued, running, done, failed with reason) and their rows\n"
     "  collect PLAN       every row of the folder in one result (each row keeps its hardware class,\n"
     "                     node, job id and host environment): table, -o FILE (default\n"
-    "                     DIR/collected.json), and the history database\n\n"
+    "                     DIR/collected.json; LLM rows: FILE-llm.json), and the history database\n\n"
     "exit status: 0 done, 1 a row failed or Slurm refused, 2 bad command line or plan\n";
 
 static volatile sig_atomic_t job_signal;
@@ -49,7 +53,8 @@ typedef struct sweep_args {
 } sweep_args;
 
 typedef struct row_sink {
-  const char *dir, *gid, *cls, *job_id, *node;
+  const char *dir, *gid;
+  nnp_results_host host;
   int failed_writes;
 } row_sink;
 
@@ -57,15 +62,17 @@ typedef struct row_sink {
 static void write_row(void *ud, const nnp_bench_result *res, int index, bool kept) {
   row_sink *s = ud;
   if (kept) return; /* finished by an earlier run: its file is there */
-  nnp_bench_row row = res->rows[index];
-  snprintf(row.hw_class, sizeof row.hw_class, "%s", s->cls);
-  snprintf(row.node, sizeof row.node, "%s", s->node);
-  snprintf(row.job_id, sizeof row.job_id, "%s", s->job_id);
-  row.host_env = res->env;
-  if (nnp_results_write_row(s->dir, s->gid, res, &row) != NNP_OK) {
+  if (nnp_results_write_row(s->dir, s->gid, res, index, &s->host) != NNP_OK) {
     fprintf(stderr, "nnperf sweep: %s\n", nnp_last_error());
     s->failed_writes++;
   }
+}
+
+/* Group g as a sweep spec: an inference group, or an LLM group of the LLM workload. */
+static void group_spec(const nnp_sweep_plan *plan, int g, nnp_llm_sweep_spec *llm, nnp_sweep_spec *spec) {
+  nnp_sweep_spec_default(spec);
+  if (nnp_plan_group_is_llm(plan, g)) nnp_plan_llm_group_spec(plan, g, llm, spec);
+  else nnp_plan_group_spec(plan, g, spec);
 }
 
 /* Runs group g of the plan for class cls here; with resume, only its rows not ok yet. */
@@ -74,16 +81,18 @@ static int run_group(const nnp_sweep_plan *plan, const char *dir, int g, const c
   nnp_results_group_id(plan, g, gid);
   gethostname(node, sizeof node - 1);
   const char *job = getenv("SLURM_JOB_ID"), *slurm_node = getenv("SLURMD_NODENAME");
-  row_sink sink = {.dir = dir, .gid = gid, .cls = cls, .job_id = job ? job : "", .node = slurm_node ? slurm_node : node};
+  row_sink sink = {.dir = dir, .gid = gid,
+                   .host = {.hw_class = cls, .job_id = job ? job : "", .node = slurm_node ? slurm_node : node}};
   nnp_bench_result done, res;
   memset(&done, 0, sizeof done);
   if (resume && nnp_results_read(dir, cls, gid, 1, &done) != NNP_OK) return cli_fail(NULL);
   nnp_sweep_spec spec;
-  nnp_sweep_spec_default(&spec);
-  nnp_plan_group_spec(plan, g, &spec);
+  nnp_llm_sweep_spec llm;
+  group_spec(plan, g, &llm, &spec);
   spec.command_line = "nnperf sweep";
   spec.resume = done.n_rows ? &done : NULL;
   spec.resume_name = dir;
+  spec.resume_by_key = true; /* the folder's ok rows, wherever they sit in the group's order */
   spec.row_done = write_row;
   spec.ud = &sink;
   nnp_sweep_outcome out;
@@ -102,52 +111,42 @@ static int run_group(const nnp_sweep_plan *plan, const char *dir, int g, const c
   return rc;
 }
 
-/* Every row of the folder, labelled by model, in one result. */
-static nnp_status collect_rows(const nnp_sweep_plan *plan, const char *dir, nnp_bench_result *all) {
-  memset(all, 0, sizeof *all);
-  char classes[NNP_PLAN_MAX_CLASSES + 1][48];
-  int n = 0;
-  snprintf(classes[n++], sizeof classes[0], "local");
-  for (int c = 0; c < plan->n_classes; c++) snprintf(classes[n++], sizeof classes[0], "%s", plan->classes[c].name);
-  for (int g = 0; g < nnp_plan_n_groups(plan); g++) {
-    char gid[17];
-    nnp_results_group_id(plan, g, gid);
-    for (int c = 0; c < n; c++) {
-      int before = all->n_rows;
-      NNP_TRY(nnp_results_read(dir, classes[c], gid, 0, all));
-      const char *model = plan->models[g / (plan->n_shapes ? plan->n_shapes : 1)];
-      const char *shortname = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
-      for (int r = before; r < all->n_rows; r++) {
-        char label[96];
-        snprintf(label, sizeof label, "%.40s %.54s", shortname, all->rows[r].label);
-        snprintf(all->rows[r].label, sizeof all->rows[r].label, "%s", label);
-      }
-    }
-  }
-  snprintf(all->model, sizeof all->model, "sweep:%s", plan->path);
-  snprintf(all->command_line, sizeof all->command_line, "nnperf sweep collect %s", plan->path);
-  all->accuracy_rtol = -1;
-  nnp_env_capture(&all->env); /* the collecting machine; each row has its own in host.env */
-  return NNP_OK;
+/* Writes, shows and stores one collected document (one kind of row); 1 when a row failed. */
+static int collected_kind(nnp_bench_result *r, const char *out, const sweep_args *a) {
+  int rc = CLI_OK;
+  if (nnp_result_write_file(r, out) != NNP_OK) rc = cli_fail(NULL);
+  if (!a->quiet && r->llm) nnp_llm_report_table(stdout, r->llm);
+  else if (!a->quiet) nnp_report_table(stdout, r);
+  if (!a->no_history && r->n_rows) cli_store_history(r, a->history, a->quiet);
+  for (int i = 0; i < r->n_rows; i++)
+    if (r->rows[i].status != NNP_ROW_OK && r->rows[i].status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
+  if (!a->quiet) fprintf(stderr, "nnperf sweep: %d %srows collected into %s\n", r->n_rows, r->llm ? "LLM " : "", out);
+  return rc;
 }
 
+/* Every row of the folder, labelled by model, in one result per kind: inference rows to
+ * FILE (default DIR/collected.json), LLM rows to FILE with -llm before .json. */
 static int cmd_collect(const nnp_sweep_plan *plan, const char *dir, const sweep_args *a) {
-  nnp_bench_result all;
-  if (collect_rows(plan, dir, &all) != NNP_OK) {
-    nnp_bench_result_free(&all);
-    return cli_fail(NULL);
+  nnp_bench_result cnn, llm;
+  int rc = CLI_OK;
+  if (nnp_sweep_collect(plan, dir, &cnn, &llm) != NNP_OK) {
+    rc = cli_fail(NULL);
+    nnp_bench_result_free(&cnn);
+    nnp_bench_result_free(&llm);
+    return rc;
   }
-  char out[4200];
+  char out[4200], out_llm[4300];
   snprintf(out, sizeof out, "%s", a->out ? a->out : "");
   if (!a->out) snprintf(out, sizeof out, "%s/collected.json", dir);
-  int rc = CLI_OK;
-  if (nnp_report_write_json(&all, out) != NNP_OK) rc = cli_fail(NULL);
-  if (!a->quiet) nnp_report_table(stdout, &all);
-  if (!a->no_history && all.n_rows) cli_store_history(&all, a->history, a->quiet);
-  for (int r = 0; r < all.n_rows; r++)
-    if (all.rows[r].status != NNP_ROW_OK && all.rows[r].status != NNP_ROW_UNAVAILABLE) rc = CLI_FAIL;
-  if (!a->quiet) fprintf(stderr, "nnperf sweep: %d rows collected into %s\n", all.n_rows, out);
-  nnp_bench_result_free(&all);
+  size_t stem = strlen(out) > 5 && !strcmp(out + strlen(out) - 5, ".json") ? strlen(out) - 5 : strlen(out);
+  snprintf(out_llm, sizeof out_llm, "%.*s-llm.json", (int)stem, out);
+  if (cnn.n_rows || !llm.n_rows) rc = collected_kind(&cnn, out, a);
+  if (llm.n_rows && llm.llm) {
+    int r = collected_kind(&llm, out_llm, a);
+    if (r != CLI_OK) rc = r;
+  }
+  nnp_bench_result_free(&cnn);
+  nnp_bench_result_free(&llm);
   return rc;
 }
 

@@ -16,13 +16,13 @@
 
 /* The sbatch options of a class's jobs: --exclusive (a benchmark needs the whole node),
  * the class's partition and constraint, limits derived from the plan. */
-static int job_options(const nnp_sweep_plan *plan, const nnp_plan_hw_class *c, const char *dir, int n_rows,
+static int job_options(const nnp_sweep_plan *plan, const nnp_plan_hw_class *c, const char *dir, int g, int n_rows,
                        char bufs[][1200], const char **opts) {
   int k = 0;
   snprintf(bufs[k], sizeof bufs[0], "--job-name=nnperf-%s-%s", plan->name, c->name), k++;
   snprintf(bufs[k], sizeof bufs[0], "--exclusive"), k++;
   snprintf(bufs[k], sizeof bufs[0], "--nodes=1"), k++;
-  snprintf(bufs[k], sizeof bufs[0], "--time=%d", nnp_plan_job_minutes(plan, n_rows)), k++;
+  snprintf(bufs[k], sizeof bufs[0], "--time=%d", nnp_plan_job_minutes(plan, g, n_rows)), k++;
   snprintf(bufs[k], sizeof bufs[0], "--mem=%lld", (long long)nnp_plan_job_mem_mib(plan)), k++;
   snprintf(bufs[k], sizeof bufs[0], "--output=%s/jobs/slurm-%%j.out", dir), k++;
   snprintf(bufs[k], sizeof bufs[0], "--chdir=%s", dir), k++;
@@ -70,7 +70,7 @@ static nnp_status check_classes(const nnp_sweep_plan *plan, const char *dir) {
   for (int c = 0; c < plan->n_classes; c++) {
     char bufs[12][1200], what[160];
     const char *opts[12];
-    int k = job_options(plan, &plan->classes[c], dir, 1, bufs, opts);
+    int k = job_options(plan, &plan->classes[c], dir, 0, 1, bufs, opts);
     snprintf(what, sizeof what, "plan %s: hardware class %s", plan->path, plan->classes[c].name);
     NNP_TRY(nnp_slurm_submit(opts, k, NULL, 1, what, NULL, 0));
   }
@@ -91,7 +91,7 @@ nnp_status nnp_sweep_submit(const nnp_sweep_plan *plan, const char *dir, int res
       char script[4400], bufs[12][1200], id[32], what[160], gid[17];
       const char *opts[12];
       NNP_TRY(write_script(plan, dir, self, cls, g, script, sizeof script));
-      int k = job_options(plan, &plan->classes[c], dir, n_rows, bufs, opts);
+      int k = job_options(plan, &plan->classes[c], dir, g, n_rows, bufs, opts);
       snprintf(what, sizeof what, "plan %s: hardware class %s", plan->path, cls);
       NNP_TRY(nnp_slurm_submit(opts, k, script, 0, what, id, sizeof id));
       nnp_results_group_id(plan, g, gid);
@@ -99,8 +99,7 @@ nnp_status nnp_sweep_submit(const nnp_sweep_plan *plan, const char *dir, int res
       if (!f) return nnp_error(NNP_ERR_IO, "%s: cannot append job %s (submitted)", index, id);
       fprintf(f, "%s\t%s\t%d\t%s\t%d\n", id, cls, g, gid, n_rows);
       fclose(f);
-      fprintf(log, "submitted job %s: class %s, %s, %d rows\n", id, cls, plan->models[g / (plan->n_shapes ? plan->n_shapes : 1)],
-              n_rows);
+      fprintf(log, "submitted job %s: class %s, %s, %d rows\n", id, cls, nnp_plan_group_model(plan, g), n_rows);
       submitted++;
     }
   if (!submitted) fprintf(log, "nothing to submit: every row of the plan is done\n");
@@ -133,15 +132,19 @@ static void status_job(const nnp_sweep_plan *plan, const char *dir, const job_li
   memset(&rows, 0, sizeof rows);
   if (nnp_results_read(dir, j->cls, j->gid, 0, &rows) != NNP_OK)
     fprintf(f, "  (unreadable row file: %s)\n", nnp_last_error());
-  int ok = 0, failed, expected = nnp_plan_group_rows(plan, j->group);
+  int ok = 0, unavailable = 0, failed, expected = nnp_plan_group_rows(plan, j->group);
   for (int i = 0; i < rows.n_rows; i++) ok += rows.rows[i].status == NNP_ROW_OK;
-  failed = rows.n_rows - ok;
+  for (int i = 0; i < rows.n_rows; i++) unavailable += rows.rows[i].status == NNP_ROW_UNAVAILABLE;
+  failed = rows.n_rows - ok - unavailable;
   int missing = expected - rows.n_rows;
-  fprintf(f, "job %-8s %-10s %-12s node %-10s %-22s rows: %d ok, %d failed, %d not done (of %d)\n", j->id, j->cls,
-          s->state, s->node[0] ? s->node : "-", plan->models[j->group / (plan->n_shapes ? plan->n_shapes : 1)], ok,
+  const char *model = nnp_plan_group_model(plan, j->group);
+  char extra[48] = ""; /* a backend not installed on the node is not a failure: said apart */
+  if (unavailable) snprintf(extra, sizeof extra, ", %d unavailable", unavailable);
+  fprintf(f, "job %-8s %-10s %-12s node %-10s %-22s rows: %d ok%s, %d failed, %d not done (of %d)\n", j->id, j->cls,
+          s->state, s->node[0] ? s->node : "-", strrchr(model, '/') ? strrchr(model, '/') + 1 : model, ok, extra,
           failed, missing, expected);
   for (int i = 0; i < rows.n_rows; i++)
-    if (rows.rows[i].status != NNP_ROW_OK)
+    if (rows.rows[i].status != NNP_ROW_OK && rows.rows[i].status != NNP_ROW_UNAVAILABLE)
       fprintf(f, "  failed: %s: %s: %s\n", rows.rows[i].label, nnp_row_status_name(rows.rows[i].status),
               rows.rows[i].reason);
   const char *why = s->reason[0] && strcmp(s->reason, "None") ? s->reason : ""; /* squeue says "None" */
@@ -156,6 +159,7 @@ static void status_job(const nnp_sweep_plan *plan, const char *dir, const job_li
   if (latest) {
     int ended = nnp_slurm_state_final(s->state);
     totals[0] += ok, totals[1] += failed + (ended ? missing : 0), totals[2] += ended ? 0 : missing;
+    totals[3] += unavailable;
   }
   nnp_bench_result_free(&rows);
 }
@@ -171,13 +175,15 @@ nnp_status nnp_sweep_status(const nnp_sweep_plan *plan, const char *dir, FILE *f
   int n = read_jobs(dir, jobs, MAX_JOBS);
   for (int i = 0; i < n; i++) ids[i] = jobs[i].id;
   if (n) nnp_slurm_job_states(ids, n, states);
-  int totals[3] = {0, 0, 0};
+  int totals[4] = {0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     int latest = 1; /* the last job of a class x group speaks for its rows */
     for (int k = i + 1; k < n; k++) latest &= !(jobs[k].group == jobs[i].group && !strcmp(jobs[k].cls, jobs[i].cls));
     status_job(plan, dir, &jobs[i], &states[i], latest, f, totals);
   }
   if (!n) fprintf(f, "no jobs submitted yet for %s (results folder %s)\n", plan->path, dir);
+  else if (totals[3])
+    fprintf(f, "total: %d rows ok, %d unavailable, %d failed, %d not done\n", totals[0], totals[3], totals[1], totals[2]);
   else fprintf(f, "total: %d rows ok, %d failed, %d not done\n", totals[0], totals[1], totals[2]);
   nnp_free(jobs), nnp_free(states), nnp_free(ids);
   return NNP_OK;

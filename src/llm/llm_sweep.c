@@ -106,6 +106,10 @@ void nnp_llm_mirror_row(const nnp_llm_row *w, nnp_bench_row *row) {
   row->parse_s = row->compile_s = row->first_s = -1;
   row->n_processes = w->status == NNP_ROW_OK ? 1 : 0;
   row->peak_rss_bytes = w->peak_rss_bytes, row->vmhwm_bytes = w->vmhwm_bytes;
+  snprintf(row->hw_class, sizeof row->hw_class, "%s", w->hw_class);
+  snprintf(row->node, sizeof row->node, "%s", w->node);
+  snprintf(row->job_id, sizeof row->job_id, "%s", w->job_id);
+  row->host_env = w->host_env;
 }
 
 static void row_progress(void *ud, const char *phase, int done, int total) {
@@ -255,14 +259,28 @@ static nnp_status copy_llm_row(const nnp_llm_row *from, nnp_llm_row *to) {
   return NNP_OK;
 }
 
+/* The resumed document's LLM row that row index was kept from: the one with its key
+ * (the same position for llm bench --resume; anywhere for a sweep plan's folder). */
+static const nnp_llm_row *resumed_llm_row(const llm_state *st, const nnp_bench_result *res, int index) {
+  const nnp_bench_result *done = st->sweep->resume;
+  char key[NNP_SWEEP_KEY_MAX];
+  if (nnp_sweep_row_key(&res->rows[index], key, sizeof key) != NNP_OK) return NULL;
+  int from = nnp_sweep_find_row(done, key);
+  return from >= 0 && from < done->llm->n_rows ? &done->llm->rows[from] : NULL;
+}
+
 /* A kept row's measurements come from the resumed document's section (the runner copied
  * only its bench-row mirror). Called for every row, in order. */
 static void llm_finish_row(void *state, nnp_bench_result *res, int index, bool kept) {
   llm_state *st = state;
   nnp_llm_row *w = &res->llm->rows[index];
   if (kept) {
+    const nnp_llm_row *from = resumed_llm_row(st, res, index);
     nnp_llm_row_free(w);
-    if (copy_llm_row(&st->sweep->resume->llm->rows[index], w) != NNP_OK) {
+    if (!from) {
+      w->status = NNP_ROW_FAILED; /* the mirror without its LLM row: say so rather than vanish */
+      snprintf(w->reason, sizeof w->reason, "resume: the resumed document has no LLM row for %s", res->rows[index].label);
+    } else if (copy_llm_row(from, w) != NNP_OK) {
       w->status = NNP_ROW_FAILED; /* out of memory: the row says so rather than vanish */
       snprintf(w->reason, sizeof w->reason, "%s", nnp_last_error());
     }

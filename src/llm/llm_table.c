@@ -47,11 +47,12 @@ static void throughput_row(FILE *f, const nnp_llm_row *w, const nnp_llm_row *bas
 }
 
 /* The first ok row: the decode-rate baseline of rows with its weight type (or of all rows
- * with allow_mixed). */
+ * with allow_mixed) measured on the same host (a collected sweep: rows of other hardware
+ * are never ranked against it). */
 static const nnp_llm_row *baseline_for(const nnp_llm_result *r, const nnp_llm_row *w) {
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_llm_row *b = &r->rows[i];
-    if (b->status != NNP_ROW_OK) continue;
+    if (b->status != NNP_ROW_OK || strcmp(b->hw_class, w->hw_class) || strcmp(b->node, w->node)) continue;
     if (r->allow_mixed || !strcmp(b->weight_type, w->weight_type)) return b;
   }
   return NULL;

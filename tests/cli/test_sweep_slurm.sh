@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # nnperf sweep through a one-node Slurm cluster this test starts itself (slurm_cluster.sh):
-# plan errors before anything is submitted, the same plan locally and on Slurm giving the
-# same rows (each Slurm row with its job id and node), a job cancelled mid-run leaving its
+# plan errors before anything is submitted (a malformed llm section among them), the same
+# plan locally and on Slurm giving the same rows (each Slurm row with its job id and node,
+# each P50 interval agreeing with the local one: sweep_rows_agree.py, with a mutation that
+# must fail it; an LLM row per class where llama.cpp is installed), a job cancelled mid-run leaving its
 # unfinished rows failed with the reason and every other row kept, and --resume running
 # only those. Bounded: every wait has a limit; the cluster is torn down on exit.
 # Exit 77 (skip, with the reason) without root or Slurm's packages.
@@ -14,16 +16,31 @@ trap 'slurm_cluster_stop; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; [ -f "$work/cluster/log/slurmctld.log" ] && tail -n 5 "$work/cluster/log/slurmctld.log"; exit 1; }
 cd "$work"
 
-plan() { # plan NAME MIN_TIME HARDWARE BACKENDS
+# LLM rows (the plan's llm section) on the tiny seeded GGUF, where llama.cpp is installed
+llm_py=${NNP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nnperf}/venv-llm/bin/python
+llm=""
+if [ -x "$(dirname "$NNPERF")/nnperf-llama-worker" ] && [ -x "$llm_py" ] &&
+  "$llm_py" "$HERE/../llm/make_tiny_gguf.py" "$work/tiny.gguf"; then
+  llm=', "llm": {"models": ["tiny.gguf"], "backends": ["llama.cpp"], "prompt_lengths": [24], "gen_length": 8,
+          "concurrency": [1], "requests": 4, "warmup": 1}'
+else
+  echo "note: llama.cpp or its venv missing (scripts/install-llm.sh): no LLM rows in this run"
+fi
+plan() { # plan NAME MIN_TIME HARDWARE BACKENDS PROCESSES [BATCH [MORE-FIELDS]]
   cat >"$1.json" <<EOF
-{"name": "$1", "models": ["zoo:tiny", "zoo:squeezenet1_1"], "backends": $4, "batches": [1], "threads": [1],
- "loop": {"warmup": 3, "iterations": 20, "min_time_s": $2, "max_time_s": 8, "processes": 1, "timeout_s": 60},
- "hardware": $3, "slurm": {"mem_mib": 512, "time_margin_s": 60}}
+{"name": "$1", "models": ["zoo:tiny", "zoo:squeezenet1_1"], "backends": $4, "batches": [${6:-1}], "threads": [1],
+ "loop": {"warmup": 3, "iterations": $((20 / $5)), "min_time_s": $2, "max_time_s": 8, "processes": $5, "timeout_s": 60},
+ "hardware": $3, "slurm": {"mem_mib": 512, "time_margin_s": 60}${7:-}}
 EOF
 }
 classes='[{"name": "cpu", "partition": "cpu"}, {"name": "small", "partition": "cpu-small", "constraint": "nnptest"}]'
-plan two 0.3 "$classes" '["native", "xnnpack"]'
-grep -q xnnpack <("$NNPERF" backends | grep available | grep -v unavailable) || plan two 0.3 "$classes" '["native", "ort-cpu"]'
+backends='["native", "xnnpack"]'
+grep -q xnnpack <("$NNPERF" backends | grep available | grep -v unavailable) || backends='["native", "ort-cpu"]'
+# 2 processes per row: each P50 interval then covers process-to-process spread (sweep_rows_agree.py);
+# 0.15 s each, so a row measures as long as one process of 0.3 s did
+plan two 0.15 "$classes" "$backends" 2 1 "$llm"
+n_llm=0
+[ -n "$llm" ] && n_llm=1
 
 # --- errors: one line each, before anything is submitted ---------------------------------
 one_line_error() { # one_line_error WHAT EXPECTED-SUBSTRING -- command...
@@ -40,6 +57,21 @@ one_line_error "malformed plan" "bad.json: line" -- "$NNPERF" sweep bad.json --s
 sed 's/"native", /"nativ", /' two.json >typo.json
 one_line_error "unknown backend" "unknown backend 'nativ'" -- "$NNPERF" sweep typo.json --slurm
 one_line_error "Slurm absent" "Slurm is not available: sbatch not found" -- env PATH=/nonexistent "$NNPERF" sweep two.json --slurm
+# a malformed llm section: each its one line, checked before Slurm is even asked
+llm_plan() { # llm_plan FILE LLM-SECTION
+  echo "{\"name\": \"two\", \"hardware\": [{\"name\": \"cpu\", \"partition\": \"cpu\"}], \"llm\": $2}" >"$1"
+}
+echo "not a model" >notgguf.onnx
+llm_plan llm-notgguf.json '{"models": ["notgguf.onnx"]}'
+one_line_error "llm model not a GGUF" "llm.models: .*notgguf.onnx: not a GGUF file" -- "$NNPERF" sweep llm-notgguf.json --slurm
+llm_plan llm-key.json '{"models": ["notgguf.onnx"], "prompt_length": [24]}'
+one_line_error "llm unknown key" "llm.prompt_length: unknown field" -- "$NNPERF" sweep llm-key.json --slurm
+llm_plan llm-conc.json '{"models": ["notgguf.onnx"], "concurrency": [1, 0]}'
+one_line_error "llm bad concurrency" "llm.concurrency: 0: wants integers in 1..64" -- "$NNPERF" sweep llm-conc.json --slurm
+llm_plan llm-gen.json '{"models": ["notgguf.onnx"], "gen_length": "32"}'
+one_line_error "llm bad gen_length" "llm.gen_length: wants a number in 1..4096" -- "$NNPERF" sweep llm-gen.json --slurm
+llm_plan llm-backend.json '{"models": ["notgguf.onnx"], "backends": ["llama"]}'
+one_line_error "llm unknown backend" "llm.backends: unknown LLM backend 'llama'" -- "$NNPERF" sweep llm-backend.json --slurm
 
 slurm_cluster_start "$work/cluster"
 rc=$?
@@ -65,30 +97,27 @@ wait_jobs() { # until no job of the plan is queued or running (bounded)
 }
 wait_jobs two.json
 cat status.txt
-grep -q "total: 8 rows ok, 0 failed, 0 not done" status.txt || fail "not every Slurm row done"
+grep -q "total: $((8 + 2 * n_llm)) rows ok, 0 failed, 0 not done" status.txt || fail "not every Slurm row done"
 "$NNPERF" sweep collect two.json --no-history -q || fail "collect"
-python3 - "$work" <<'EOF' || fail "local and Slurm rows differ"
-import json, sys
-w = sys.argv[1]
-local = json.load(open(f"{w}/local.results/collected.json"))["rows"]
-slurm = json.load(open(f"{w}/two.results/collected.json"))["rows"]
-key = lambda r: (r["label"], r["backend"], r["precision"], r["threads"], r["batch"], r["scenario"])
-want = sorted(key(r) for r in local)
-for cls in ("cpu", "small"):
-    rows = [r for r in slurm if r["host"]["class"] == cls]
-    assert sorted(key(r) for r in rows) == want, (cls, rows)
-    for r in rows:
-        assert r["status"] == "ok" and r["host"]["job_id"].isdigit() and r["host"]["node"] == "nnpnode1", r["host"]
-        assert r["host"]["env"]["cpu_model"], "row without its host environment"
-        l = next(x for x in local if key(x) == key(r))
-        ratio = r["stats"]["p50"] / l["stats"]["p50"]
-        (a, b), (c, d) = l["stats"]["p50_ci"], r["stats"]["p50_ci"]
-        overlap = "overlap" if a <= d and c <= b else "apart"
-        print(f"{cls:6s} {r['label']:40s} job {r['host']['job_id']:3s} P50 slurm/local {ratio:.2f}, 95% CIs {overlap}")
-        assert 1 / 5 < ratio < 5, "P50 far from the local run's"  # a shared 2-core VM: loose
-assert all("host" in r and r["host"]["class"] == "local" for r in local)
-print(f"ok: {len(want)} rows locally, the same {len(want)} on each of 2 Slurm classes")
-EOF
+grep -q '"node": "nnpnode1"' two.results/collected.json || fail "Slurm rows without their node"
+agree="$HERE/sweep_rows_agree.py"
+python3 "$agree" local.results/collected.json two.results/collected.json cpu,small ||
+  fail "local and Slurm rows differ"
+if [ "$n_llm" = 1 ]; then
+  python3 "$agree" local.results/collected-llm.json two.results/collected-llm.json cpu,small --stat-info ||
+    fail "local and Slurm LLM rows differ"
+fi
+# the mutation: batch 16 where the Slurm rows ran batch 1 (16x the work per P50) must fail the
+# statistic; zoo:tiny native only, few iterations: it only has to be told apart
+plan mut 0.1 "$classes" '["native"]' 2 16
+sed -i 's/"iterations": 10/"iterations": 4/; s/, "zoo:squeezenet1_1"//' mut.json
+timeout 60 "$NNPERF" sweep mut.json --results mut.results --no-history -q || fail "mutated local sweep"
+python3 "$agree" mut.results/collected.json two.results/collected.json cpu --ignore batch,scenario >mut.txt &&
+  { cat mut.txt; fail "the check passed rows measured at batch 16 against batch 1"; }
+# failed by the statistic, each mutated row paired with its twin (not by a missing row)
+[ "$(grep -c '^DIFFER' mut.txt)" -eq 1 ] && ! grep -q "but locally" mut.txt ||
+  { cat mut.txt; fail "not every mutated row was told apart from its twin"; }
+echo "ok: the check tells batch 16 from batch 1: $(grep -c '^DIFFER' mut.txt) of $(grep -c ' job ' mut.txt) rows apart"
 
 # into the history: the stored run keeps each row's host (class, node, job id, environment)
 "$NNPERF" sweep collect two.json --history "$work/h.db" -q || fail "collect into the history"
@@ -97,6 +126,15 @@ import json, sys
 rows = json.load(sys.stdin)["rows"]
 assert len(rows) == 8 and all(r["host"]["job_id"] and r["host"]["env"]["hostname"] for r in rows), rows
 ' || fail "the history lost the rows' hosts"
+if [ "$n_llm" = 1 ]; then # the LLM rows: a second stored run, one llm document
+  "$NNPERF" history export 2 --history "$work/h.db" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["kind"] == "llm" and len(d["rows"]) == 2, d["kind"]
+assert sorted(r["host"]["class"] for r in d["rows"]) == ["cpu", "small"], [r["host"] for r in d["rows"]]
+assert all(r["host"]["job_id"].isdigit() and r["metrics"]["n_ok"] == 4 for r in d["rows"])
+' || fail "the history lost the LLM rows or their hosts"
+fi
 
 # the report: a chart per model across the classes, rows named with their class
 "$NNPERF" report two.results/collected.json -o two.html || fail "report of the collected sweep"
@@ -107,8 +145,7 @@ assert len(rows) == 8 and all(r["host"]["job_id"] and r["host"]["env"]["hostname
 grep -q "n/a (differs: host" table.txt || fail "the table ranks rows of another class"
 
 # --- a job cancelled mid-run, then --resume -------------------------------------------------
-plan cut 2 '[{"name": "cpu", "partition": "cpu"}]' '["native", "xnnpack"]'
-grep -q '"ort-cpu"' two.json && plan cut 2 '[{"name": "cpu", "partition": "cpu"}]' '["native", "ort-cpu"]'
+plan cut 2 '[{"name": "cpu", "partition": "cpu"}]' "$backends" 1
 timeout 30 "$NNPERF" sweep cut.json --slurm >submit.txt || fail "sweep --slurm (cut)"
 first=$(awk '/submitted job/ {print $3; exit}' submit.txt | tr -d :)
 for _ in $(seq 120); do # the first job's first row written: cancel it mid-run

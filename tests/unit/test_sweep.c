@@ -1,7 +1,8 @@
 /* The sweep runner (nnperf/sweep.h) with a workload of its own (rows planned and
  * "measured" in this process, no worker): rows come in the workload's order, row_done
  * sees each once with its kept flag, a resumed result's rows are kept (not run again)
- * and a resumed result that does not match is refused with the row named; row keys are
+ * and a resumed result that does not match is refused with the row named (with
+ * resume_by_key, resumed rows in any order are found by key); row keys are
  * the configuration plus the label's variant, and find_row finds rows by them. */
 #include <string.h>
 
@@ -108,6 +109,45 @@ static void test_run_and_resume(void) {
   nnp_bench_result_free(&res);
 }
 
+/* resume_by_key: the resumed rows are rows 2 and 0 of 4 (out of order, not a prefix):
+ * both kept wherever they sit, rows 1 and 3 run; a row the sweep does not make is refused. */
+static void test_resume_by_key(void) {
+  int n = 4;
+  seen sn = {0};
+  nnp_sweep_spec s;
+  spec_for(&s, &n, &sn);
+  nnp_bench_result full, done, res;
+  nnp_sweep_outcome o;
+  CHECK_OK(nnp_sweep_run(&s, &full, &o));
+  memset(&done, 0, sizeof done);
+  done = full;
+  nnp_bench_row picked[2] = {full.rows[2], full.rows[0]};
+  done.rows = picked;
+  done.n_rows = done.cap_rows = 2;
+  seen sn2 = {0};
+  spec_for(&s, &n, &sn2);
+  s.resume = &done;
+  s.resume_name = "DIR";
+  s.resume_by_key = true;
+  g_count.runs = 0;
+  CHECK_OK(nnp_sweep_run(&s, &res, &o));
+  CHECK_MSG(res.n_rows == 4 && o.n_kept == 2 && g_count.runs == 2 && sn2.kept == 2, "kept %d runs %d", o.n_kept,
+            g_count.runs);
+  for (int i = 0; i < 4; i++) CHECK(!strcmp(res.rows[i].backend, full.rows[i].backend)); /* the plan's order */
+  CHECK(res.rows[2].samples[0] == full.rows[2].samples[0] && res.rows[2].samples != full.rows[2].samples);
+  nnp_bench_result_free(&res);
+  /* without resume_by_key the same rows are refused: row 1 there is b2, here b0 */
+  s.resume_by_key = false;
+  CHECK(nnp_sweep_run(&s, &res, &o) == NNP_ERR_INVALID && o.resume_refused);
+  nnp_bench_result_free(&res);
+  s.resume_by_key = true;
+  snprintf(picked[0].backend, sizeof picked[0].backend, "elsewhere");
+  CHECK(nnp_sweep_run(&s, &res, &o) == NNP_ERR_INVALID && o.resume_refused);
+  CHECK_MSG(strstr(nnp_last_error(), "DIR") && strstr(nnp_last_error(), "backend=elsewhere"), "%s", nnp_last_error());
+  nnp_bench_result_free(&res);
+  nnp_bench_result_free(&full);
+}
+
 static void test_keys(void) {
   nnp_bench_result r;
   memset(&r, 0, sizeof r);
@@ -136,6 +176,7 @@ static void test_keys(void) {
 
 int main(void) {
   test_run_and_resume();
+  test_resume_by_key();
   test_keys();
   TEST_MAIN_END();
 }
