@@ -97,6 +97,7 @@ void nnp_llm_mirror_row(const nnp_llm_row *w, nnp_bench_row *row) {
   row->parse_s = row->compile_s = row->first_s = -1;
   row->n_processes = w->status == NNP_ROW_OK ? 1 : 0;
   row->peak_rss_bytes = w->peak_rss_bytes, row->vmhwm_bytes = w->vmhwm_bytes;
+  row->ext = w->ext; /* footprint and energy (per output token) */
 }
 
 static void row_progress(void *ud, const char *phase, int done, int total) {
