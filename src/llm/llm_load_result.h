@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "llm/llm_client.h"
+#include "nnperf/bench.h"
 #include "nnperf/env.h"
 #include "nnperf/llm.h"
 
@@ -39,6 +40,11 @@ typedef struct nnp_llm_load_row {
   int n_timed;
   double server_ttft_s, server_decode_tok_s, client_ttft_s, client_decode_tok_s;
   int slo_passed;     /* probe: the SLO held at the chosen percentile and nothing failed */
+  /* the CNN rows' footprint and energy: the files the llama-server process mapped
+   * (/proc/PID/maps, the GGUF left out), the GGUF's bytes, and energy_j per output token
+   * over the whole run (warm-ups included) where a counter is readable; unknown (-1) for
+   * an --endpoint, which is no process of this run */
+  nnp_row_extras ext;
 } nnp_llm_load_row;
 
 typedef struct nnp_llm_load_result {
