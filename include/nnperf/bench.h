@@ -24,8 +24,9 @@ extern "C" {
 /* Additions within version 1 (docs/result-schema.md): 1 the load and coldstart
  * documents, 2 "kind", those sections in the common document, latency reservoirs,
  * 3 accuracy.criterion (int8/mixed rows' within_tol judged by cosine and top-1),
- * 4 footprint, energy, device, device_memory, extra_phases, realistic per row. */
-#define NNP_RESULT_SCHEMA_MINOR 4
+ * 4 footprint, energy, device, device_memory, extra_phases, realistic per row,
+ * 5 footprint and energy (per output token) on llm and llm-load rows. */
+#define NNP_RESULT_SCHEMA_MINOR 5
 #define NNP_MAX_PROCESSES 8 /* worker processes per row (--processes) */
 
 

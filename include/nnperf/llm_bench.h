@@ -47,6 +47,10 @@ typedef struct nnp_llm_row {
   double harness_overhead_s; /* worker time outside the framework per generated token */
   int64_t peak_rss_bytes, vmhwm_bytes, kv_cache_bytes;
   char kv_source[32];     /* "framework" or "model dimensions" */
+  /* what a deployment ships and spends, as CNN rows have them (footprint, energy): the
+   * files the worker loaded, the GGUF's bytes, and energy_j per OUTPUT TOKEN over the
+   * measured rounds where a counter is readable (docs/llm.md) */
+  nnp_row_extras ext;
   /* accuracy against the reference row (same prompts): greedy tokens and first tokens */
   bool compared;
   char reference[96];

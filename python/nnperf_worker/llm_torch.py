@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+from . import footprint
+
 M64 = (1 << 64) - 1
 
 
@@ -142,14 +144,33 @@ def main():
     c, warmup, requests = int(spec["concurrency"]), int(spec["warmup"]), int(spec["requests"])
     kv = 0
     total = warmup + requests
+    meter, tokens = None, 0  # energy over the rounds without a warm-up request
     for first in range(0, total, c):
         idx = range(first, min(first + c, total))
         ids = [i - warmup if i >= warmup else 1000000 + i for i in idx]
+        if first >= warmup and meter is None:
+            meter = footprint.Rapl()
         kv = max(kv, run_round(model, spec, ids, n_vocab, [i < warmup for i in idx]))
+        if first >= warmup:
+            tokens += len(idx) * glen
     out("kv %d" % kv)
     out("kvsource framework")
     out("memory %d" % vmhwm())
+    report_footprint_energy(spec["model"], meter, tokens)
     out("done")
+
+
+def report_footprint_energy(model, meter, tokens):
+    """The CNN workers' footprint and energy records (docs/worker-protocol.md): the files
+    this process mapped or imported (torch, transformers, ...) but the GGUF, and the
+    energy per output token of the measured rounds where a RAPL counter is readable."""
+    rb, rf = footprint.runtime_bytes(model)
+    out("footprint %d %d %d" % (rb, rf, footprint.file_bytes(model)))
+    j = meter.joules() if meter is not None else -1.0
+    if j >= 0:
+        out("energy %.9g %d %s" % (j, tokens, meter.source))
+    else:
+        out("energy -1 0 " + (meter.source if meter is not None else "not measured (no measured round)"))
 
 
 if __name__ == "__main__":

@@ -44,10 +44,18 @@ static int under_dir(const char *path, const char *dir) {
 }
 
 nnp_status nnp_footprint_runtime(const char *exclude, const char *exclude_dir, int64_t *bytes, int *files) {
+  return nnp_footprint_runtime_pid(0, exclude, exclude_dir, bytes, files);
+}
+
+nnp_status nnp_footprint_runtime_pid(int pid, const char *exclude, const char *exclude_dir, int64_t *bytes,
+                                     int *files) {
   *bytes = 0;
   *files = 0;
-  FILE *f = fopen("/proc/self/maps", "r");
-  if (!f) return nnp_error(NNP_ERR_IO, "footprint: cannot read /proc/self/maps");
+  char maps[64];
+  if (pid > 0) snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
+  else snprintf(maps, sizeof maps, "/proc/self/maps");
+  FILE *f = fopen(maps, "r");
+  if (!f) return nnp_error(NNP_ERR_IO, "footprint: cannot read %s", maps);
   struct stat ex;
   int have_ex = exclude && stat(exclude, &ex) == 0;
   char ex_dir[PATH_MAX] = ""; /* resolved: /proc/self/maps names files by their real path */

@@ -15,6 +15,10 @@
  * `exclude_dir` (a backend's cache folder: the mmapped plan cache is the model's, not the
  * runtime's; may be NULL). */
 nnp_status nnp_footprint_runtime(const char *exclude, const char *exclude_dir, int64_t *bytes, int *files);
+/* The same for another process (pid > 0; 0: this one), from /proc/PID/maps: a server that
+ * nnperf started (llama-server) whose libraries are the deployment's runtime. */
+nnp_status nnp_footprint_runtime_pid(int pid, const char *exclude, const char *exclude_dir, int64_t *bytes,
+                                     int *files);
 
 /* Size of a file in bytes, -1 when it cannot be stat'ed. */
 int64_t nnp_file_bytes(const char *path);

@@ -94,6 +94,25 @@ static int handle_extras(nnp_row_extras *x, char **tok, int n, const char *rest)
   return 1;
 }
 
+int nnp_row_extras_record(nnp_row_extras *x, const char *line) {
+  char copy[2048], split[2048], *tok[80]; /* extras are short lines; a long one is not one */
+  if (strlen(line) >= sizeof copy) return 0;
+  snprintf(copy, sizeof copy, "%s", line);
+  snprintf(split, sizeof split, "%s", line);
+  int n = nnp_proto_split(split, tok, 80);
+  if (!n) return 0;
+  const char *rest = copy + (strlen(tok[0]) < strlen(copy) ? strlen(tok[0]) + 1 : strlen(copy));
+  return handle_extras(x, tok, n, rest);
+}
+
+void nnp_row_extras_init(nnp_row_extras *x) {
+  memset(x, 0, sizeof *x);
+  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
+  x->runtime_files = -1;
+  x->energy_j = -1;
+  snprintf(x->device, sizeof x->device, "cpu");
+}
+
 /* Handles one record from the worker. */
 static nnp_status handle(row_reader *rr, nnp_proto_msg *m, double t_spawn, nnp_progress_fn progress, void *ud,
                          const nnp_row_request *req) {
@@ -193,9 +212,7 @@ void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row) {
   row->peak_rss_bytes = row->vmhwm_bytes = -1;
   row->exit_status = -1;
   nnp_row_extras *x = &row->ext;
-  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
-  x->runtime_files = -1;
-  x->energy_j = -1;
+  nnp_row_extras_init(x);
   snprintf(x->device, sizeof x->device, "%s", req->device && req->device[0] ? req->device : "cpu");
   x->realistic = req->realistic != 0;
   if (strcmp(x->device, "cpu") != 0 || x->realistic) { /* labels name rows: say what differs */

@@ -46,6 +46,13 @@ typedef void (*nnp_progress_fn)(void *ud, const char *phase, int done, int total
 /* Fills a row's configuration (backend, precision, threads, batch, scenario, label) from
  * req, with every measurement unset; used for rows that never reach a worker as well. */
 void nnp_row_init(const nnp_row_request *req, nnp_bench_row *row);
+/* The records beyond timing that every worker may send (docs/worker-protocol.md):
+ * "footprint RUNTIME_BYTES FILES MODEL_BYTES", "energy JOULES COUNT SOURCE" (energy_j is
+ * JOULES / COUNT: per inference for a CNN row, per output token for an LLM row), "device",
+ * "device_memory", "phase". 1 when line was one of them. */
+int nnp_row_extras_record(nnp_row_extras *x, const char *line);
+/* Every extra unknown (-1, ""), device "cpu". */
+void nnp_row_extras_init(nnp_row_extras *x);
 
 /* Runs one row in one worker process. Fills *row completely (the caller frees it with
  * nnp_bench_row_free); returns NNP_OK unless the parent could not even start a worker. */

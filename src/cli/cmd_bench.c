@@ -261,7 +261,7 @@ static int parse_axes(bench_args *b, int default_model) {
     s->n_backends = split_list(b->backends_arg, names, MAX_LIST);
     for (int k = 0; k < s->n_backends; k++) {
       if (!nnp_backend_find(names[k]))
-        return cli_usage_error("bench", "unknown backend '%s' (nnperf backends lists them)", names[k]);
+        return cli_usage_error("bench", "unknown backend '%s'; nnperf backends lists them", names[k]);
       s->backends[k] = names[k];
     }
     if (!s->n_backends) return cli_usage_error("bench", "--backends is empty");

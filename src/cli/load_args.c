@@ -41,7 +41,7 @@ int cli_load_target_option(const char *cmd, const char *a, const char *val, nnp_
   *rc = CLI_OK;
   if (!strcmp(a, "--backend")) {
     /* an unknown name is a command-line error (2), as in bench; a missing model is input (1) */
-    if (!nnp_backend_find(val)) *rc = cli_usage_error(cmd, "unknown backend '%s' (nnperf backends lists them)", val);
+    if (!nnp_backend_find(val)) *rc = cli_usage_error(cmd, "unknown backend '%s'; nnperf backends lists them", val);
     else to->backend = val;
   }
   else if (!strcmp(a, "--backend-options")) to->options = val;

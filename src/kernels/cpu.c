@@ -28,6 +28,16 @@ static void detect_amx(nnp_cpu_features *f, unsigned edx7, unsigned long long xc
   f->amx_bf16 = f->amx_tile && ((edx7 >> 22) & 1);
 }
 
+bool nnp_cpu_cpuid_amx_tile(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return (d >> 24) & 1u;
+#else
+  return false;
+#endif
+}
+
 void nnp_cpu_features_override(nnp_cpu_features *f, const char *env) {
   f->forced_generic = env && strcmp(env, "generic") == 0;
   f->forced_avx2 = env && strcmp(env, "avx2") == 0;

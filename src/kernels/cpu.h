@@ -50,6 +50,11 @@ nnp_amx_state nnp_cpu_amx_decide(bool cpuid_tile, bool xcr0_tile, bool hidden,
  * entry): "vnni" (AVX-512 VNNI), "avx2" or "generic". Never "amx" yet: no AMX kernel exists (docs/quantization.md says why). */
 const char *nnp_cpu_int8_isa(void);
 
+/* CPUID's AMX-TILE bit as the CPU reports it, whatever NNP_CPU_FEATURES hides and whether
+ * the OS grants the tiles: for programs nnperf starts that read CPUID themselves (llama.cpp's
+ * AMX repack path, llm/llm_repack.h), never for nnperf's own kernels. */
+bool nnp_cpu_cpuid_amx_tile(void);
+
 /* Detected features (cached after the first call), the override applied. Kernels, ops and
  * passes do not ask these: they ask the dispatch table (kernels/dispatch.h), filled from
  * them once; the feature queries below are for reports, tests and benches. */

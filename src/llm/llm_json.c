@@ -90,6 +90,8 @@ static void row_numbers(FILE *f, const nnp_llm_row *w) {
   fprintf(f, ",\n     \"peak_rss_bytes\": %lld, \"vmhwm_bytes\": %lld, \"kv_cache_bytes\": %lld, \"kv_source\": ",
           (long long)w->peak_rss_bytes, (long long)w->vmhwm_bytes, (long long)w->kv_cache_bytes);
   NNP_JSON_FIELD(f, w->kv_source);
+  fputs(",\n     ", f); /* the CNN rows' objects; energy per output token */
+  nnp_result_write_footprint_energy(f, &w->ext, "j_per_output_token");
   fprintf(f, ",\n     \"accuracy\": {\"compared\": %s, \"reference\": ", w->compared ? "true" : "false");
   NNP_JSON_FIELD(f, w->reference);
   fputs(", \"token_agreement\": ", f);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/footprint.h"
+#include "bench/orchestrator.h"
 #include "llm/llama_server.h"
 #include "nnperf/alloc.h"
 
@@ -93,7 +95,31 @@ static nnp_status add_row(driver *d, nnp_llm_load_row **out) {
   r->rows = g;
   *out = &g[r->n_rows++];
   memset(*out, 0, sizeof **out);
+  nnp_row_extras_init(&(*out)->ext); /* unknown until a server's footprint is read */
   return NNP_OK;
+}
+
+/* The CNN rows' footprint and energy for a row served by the llama-server started here:
+ * the files that process mapped (libllama, ggml, the server binary; the GGUF is the
+ * model's), and the joules of the run per output token it delivered. An --endpoint is no
+ * process of this run: its footprint is unknown and this machine's counter is not its. */
+static void server_footprint_energy(const driver *d, const nnp_llm_load_out *o, const nnp_energy *e, double joules,
+                                    nnp_row_extras *x) {
+  nnp_row_extras_init(x);
+  if (d->s->endpoint) {
+    snprintf(x->energy_source, sizeof x->energy_source, "not measured (--endpoint: the server is not a process "
+                                                         "of this run)");
+    return;
+  }
+  if (nnp_footprint_runtime_pid((int)d->srv.pid, d->s->model, NULL, &x->runtime_bytes, &x->runtime_files) != NNP_OK) {
+    x->runtime_bytes = x->runtime_files = -1;
+    nnp_clear_error();
+  }
+  x->model_bytes = nnp_file_bytes(d->s->model);
+  long long tokens = 0;
+  for (int i = 0; i < o->n; i++) tokens += o->reqs[i].n_tokens;
+  x->energy_j = joules >= 0 && tokens > 0 ? joules / (double)tokens : -1;
+  snprintf(x->energy_source, sizeof x->energy_source, "%s", e->source);
 }
 
 /* Runs one plan on the current server into a new row labelled label. */
@@ -105,7 +131,10 @@ static nnp_status run_row(driver *d, nnp_llm_load_plan *p, const char *scenario,
   }
   fprintf(stderr, "llm load: %s: %d requests (+%d warm-up)\n", label, p->num_requests, p->warmup_requests);
   nnp_llm_load_out o;
+  nnp_energy energy;
+  nnp_energy_start(&energy, "/sys/class/powercap");
   NNP_TRY(nnp_llm_load_run(&d->ep, p, &o));
+  double joules = nnp_energy_joules(&energy);
   d->next_request += p->warmup_requests + p->num_requests;
   nnp_llm_load_row *row;
   nnp_status st = add_row(d, &row);
@@ -136,6 +165,7 @@ static nnp_status run_row(driver *d, nnp_llm_load_plan *p, const char *scenario,
       row->cold_start_s = o.t_first_token > 0 ? o.t_first_token - d->srv.t_spawn : -1;
       d->fresh = 0;
     }
+    server_footprint_energy(d, &o, &energy, joules, &row->ext);
     st = nnp_llm_load_row_fill(row, &o, &d->r->slo, d->s->seed);
     row->reqs = o.reqs; /* the row keeps the raw records (result document, compare) */
     row->n_reqs = o.n;

@@ -86,6 +86,20 @@ static void throughput_vs_concurrency(FILE *f, const nnp_llm_load_result *r) {
   chart(f, "Output tokens/s against concurrency", "concurrent streams", "tok/s", s, 1);
 }
 
+/* The CNN report's footprint and energy cells: MiB, and mJ per output token or "not
+ * available here" with the reason on hover. */
+static void footprint_energy_cells(FILE *f, const nnp_row_extras *x) {
+  if (x->runtime_bytes > 0)
+    fprintf(f, "<td>%.1f</td><td>%.1f</td>", (double)x->runtime_bytes / 1048576.0, (double)x->model_bytes / 1048576.0);
+  else fputs("<td>-</td><td>-</td>", f);
+  if (x->energy_j >= 0) fprintf(f, "<td>%.3g</td></tr>\n", x->energy_j * 1e3);
+  else {
+    fputs("<td title='", f);
+    html_text(f, x->energy_source);
+    fputs("'>not available here</td></tr>\n", f);
+  }
+}
+
 static void emit(FILE *f, const nnp_llm_load_result *r) {
   fputs("<!doctype html><html><head><meta charset='utf-8'><title>nnperf llm load</title></head>"
         "<body style='font-family:sans-serif'>\n<h1>nnperf llm load</h1>\n<p>", f);
@@ -107,15 +121,16 @@ static void emit(FILE *f, const nnp_llm_load_result *r) {
   throughput_vs_concurrency(f, r);
   fputs("<table border='1' cellpadding='3'><tr><th>row</th><th>ok</th><th>failed</th><th>req/s</th><th>goodput</th>"
         "<th>out tok/s</th><th>TTFT P50 ms</th><th>TTFT P99 ms</th><th>TPOT P50 ms</th><th>TPOT P99 ms</th>"
-        "<th>E2E P99 ms</th></tr>\n", f);
+        "<th>E2E P99 ms</th><th>runtime MiB</th><th>model MiB</th><th>energy mJ/output token</th></tr>\n", f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_llm_load_row *w = &r->rows[i];
     fputs("<tr><td>", f);
     html_text(f, w->label);
     fprintf(f, "</td><td>%d</td><td>%d</td><td>%.2f</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
-               "<td>%.2f</td><td>%.2f</td><td>%.0f</td></tr>\n",
+               "<td>%.2f</td><td>%.2f</td><td>%.0f</td>",
             w->m.n_ok, w->m.n_failed, w->m.req_per_s, w->m.goodput_req_per_s, w->m.out_tok_per_s,
             w->m.ttft.p50 * 1e3, w->m.ttft.p99 * 1e3, w->m.tpot.p50 * 1e3, w->m.tpot.p99 * 1e3, w->m.e2e.p99 * 1e3);
+    footprint_energy_cells(f, &w->ext);
   }
   fputs("</table></body></html>\n", f);
 }

@@ -11,6 +11,7 @@
 #include "llm/llm_load_result.h"
 #include "llm/llm_report.h"
 #include "nnperf/bench.h"
+#include "result/result_json.h"
 #include "util/json_write.h"
 
 static void jnum(FILE *f, const char *key, double v, int comma) {
@@ -96,6 +97,8 @@ static void write_row(FILE *f, const nnp_llm_load_row *w) {
   jnum(f, "server_decode_tokens_per_s", w->n_timed ? w->server_decode_tok_s : NAN, 1);
   jnum(f, "client_decode_tokens_per_s", w->n_timed ? w->client_decode_tok_s : NAN, 1);
   fprintf(f, "}, \"slo_passed\": %s", strcmp(w->scenario, "probe") ? "null" : w->slo_passed ? "true" : "false");
+  fputs(",\n     ", f); /* the CNN rows' objects; energy per output token */
+  nnp_result_write_footprint_energy(f, &w->ext, "j_per_output_token");
   fputs(",\n     \"requests\": [", f);
   for (int i = 0; i < w->n_reqs; i++) {
     fputs(i ? ",\n       " : "\n       ", f);

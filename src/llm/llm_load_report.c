@@ -6,10 +6,24 @@
 
 #include "llm/llm_load_result.h"
 #include "nnperf/bench.h"
+#include "result/result_json.h"
 #include "util/atomic_file.h"
 #include "util/json_write.h"
 
 static double ms(double s) { return s * 1e3; }
+
+/* The CNN rows' footprint and energy, in words (one line per row). */
+static void print_footprint_energy(FILE *f, const nnp_llm_load_row *w) {
+  const nnp_row_extras *x = &w->ext;
+  if (x->runtime_bytes > 0)
+    fprintf(f, "  %s: footprint: runtime %.1f MiB (%d files llama-server mapped, the GGUF left out), model %.1f MiB\n",
+            w->label, (double)x->runtime_bytes / 1048576.0, x->runtime_files, (double)x->model_bytes / 1048576.0);
+  if (x->energy_j >= 0)
+    fprintf(f, "  %s: energy %.3g mJ per output token over the run (%s)\n", w->label, x->energy_j * 1e3,
+            x->energy_source);
+  else if (x->energy_source[0])
+    fprintf(f, "  %s: energy n/a, never estimated: %s\n", w->label, x->energy_source);
+}
 
 void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
   fprintf(f, "\nnnperf llm load: %s  (%s%s%s, prompt %s, gen %s, %d requests per row, seed %llu)\n", r->model,
@@ -34,6 +48,7 @@ void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
     if (w->load_s >= 0)
       fprintf(f, "  %s: llama-server load %.2f s, cold start (process start -> first token) %.2f s\n", w->label,
               w->load_s, w->cold_start_s);
+    print_footprint_energy(f, w);
     if (w->gauges.samples > 0)
       fprintf(f, "  %s: server /metrics (%d samples): processing max %.0f mean %.2f, deferred max %.0f, "
                  "busy slots per decode %.2f, prompt tokens from cache %.0f\n",
@@ -56,7 +71,8 @@ void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
 static void emit_csv(FILE *f, const nnp_llm_load_result *r) {
   fputs("label,scenario,concurrency,request_rate,slots,kv_type,cache_prompt,shared_prefix,ok,failed,req_per_s,"
         "goodput,out_tok_per_s,total_tok_per_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,"
-        "itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,load_s,cold_start_s,repack\r\n", f);
+        "itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,load_s,cold_start_s,repack,runtime_bytes,model_bytes,"
+        "energy_mj_per_output_token,energy_source\r\n", f);
   for (int i = 0; i < r->n_rows; i++) {
     const nnp_llm_load_row *w = &r->rows[i];
     const nnp_llm_metrics *m = &w->m;
@@ -65,8 +81,16 @@ static void emit_csv(FILE *f, const nnp_llm_load_result *r) {
             m->n_ok, m->n_failed, m->req_per_s, m->goodput_req_per_s, m->out_tok_per_s, m->total_tok_per_s,
             ms(m->ttft.p50), ms(m->ttft.p90), ms(m->ttft.p99), ms(m->tpot.p50), ms(m->tpot.p99), ms(m->itl.p50),
             ms(m->itl.p99), ms(m->e2e.p50), ms(m->e2e.p99));
-    if (w->load_s >= 0) fprintf(f, "%.3f,%.3f,%s\r\n", w->load_s, w->cold_start_s, w->repack);
-    else fprintf(f, ",,%s\r\n", w->repack);
+    if (w->load_s >= 0) fprintf(f, "%.3f,%.3f,%s,", w->load_s, w->cold_start_s, w->repack);
+    else fprintf(f, ",,%s,", w->repack);
+    const nnp_row_extras *x = &w->ext;
+    if (x->runtime_bytes > 0) fprintf(f, "%lld,%lld,", (long long)x->runtime_bytes, (long long)x->model_bytes);
+    else fputs(",,", f);
+    if (x->energy_j >= 0) fprintf(f, "%.6g,", x->energy_j * 1e3);
+    else fputs(",", f);
+    fputc('"', f); /* the source has commas; a quote in it would end the field */
+    for (const char *c = x->energy_source; *c; c++) fputc(*c == '"' ? '\'' : *c, f);
+    fputs("\"\r\n", f);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "llm/llm_client.h"
+#include "nnperf/bench.h"
 #include "nnperf/env.h"
 #include "nnperf/llm.h"
 
@@ -45,6 +46,11 @@ typedef struct nnp_llm_load_row {
    * statistics and any later recomputation start from */
   nnp_llm_request *reqs;
   int n_reqs;
+  /* the CNN rows' footprint and energy: the files the llama-server process mapped
+   * (/proc/PID/maps, the GGUF left out), the GGUF's bytes, and energy_j per output token
+   * over the whole run (warm-ups included) where a counter is readable; unknown (-1) for
+   * an --endpoint, which is no process of this run */
+  nnp_row_extras ext;
 } nnp_llm_load_row;
 
 /* Strings are owned (a result read back from JSON or the history has no command line

@@ -4,19 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
+#include "kernels/cpu.h"
 
-bool nnp_llm_cpu_reports_amx(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-  return (d >> 24) & 1u;
-#else
-  return false;
-#endif
-}
+/* llama.cpp reads CPUID itself, so what matters is the CPU's bit, not whether nnperf's own
+ * kernels may use AMX (NNP_CPU_FEATURES, the OS permission). */
+bool nnp_llm_cpu_reports_amx(void) { return nnp_cpu_cpuid_amx_tile(); }
 
 nnp_status nnp_llm_repack_decide(const char *mode, bool cpu_has_amx, int *on, char *why, size_t cap) {
   if (!mode || !strcmp(mode, "auto")) {

@@ -110,6 +110,7 @@ void nnp_llm_mirror_row(const nnp_llm_row *w, nnp_bench_row *row) {
   snprintf(row->node, sizeof row->node, "%s", w->node);
   snprintf(row->job_id, sizeof row->job_id, "%s", w->job_id);
   row->host_env = w->host_env;
+  row->ext = w->ext; /* footprint and energy (per output token) */
 }
 
 static void row_progress(void *ud, const char *phase, int done, int total) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/footprint.h"
+#include "bench/orchestrator.h"
 #include "bench/worker_proc.h"
 #include "nnperf/alloc.h"
 
@@ -122,6 +124,8 @@ static int handle_line(reader *rd, char *line, nnp_llm_progress_fn progress, voi
     snprintf(r->kv_source, sizeof r->kv_source, "%s", rest);
   } else if (!strncmp(line, "weights ", 8)) {
     snprintf(r->weight_type, sizeof r->weight_type, "%s", rest);
+  } else if (!strncmp(line, "footprint ", 10) || !strncmp(line, "energy ", 7)) {
+    nnp_row_extras_record(&r->ext, line); /* the CNN workers' records: per output token here */
   } else if (!strncmp(line, "note ", 5)) {
     snprintf(r->note, sizeof r->note, "%s", rest);
   } else if (!strncmp(line, "req ", 4)) {
@@ -222,6 +226,8 @@ void nnp_llm_row_init(const nnp_llm_row_request *q, nnp_llm_row *r) {
   r->first_divergence = -1;
   r->exit_status = -1;
   snprintf(r->kv_source, sizeof r->kv_source, "model dimensions");
+  nnp_row_extras_init(&r->ext);
+  r->ext.model_bytes = nnp_file_bytes(q->model_path); /* the GGUF every LLM backend here loads */
 }
 
 nnp_status nnp_llm_run_row(const nnp_llm_row_request *q, nnp_llm_row *row, nnp_llm_progress_fn progress, void *ud) {

@@ -16,6 +16,7 @@
 #include "util/regular_file.h"
 
 #include "result/read_fields.h"
+#include "result/result_json.h"
 #include "result/result_read_llm.h"
 
 /* --- sections ------------------------------------------------------------------------------ */
@@ -61,16 +62,10 @@ static nnp_status read_accuracy(nnp_reader *rd, json_t *o, nnp_accuracy *a) {
   return nnp_rd_get_str(rd, o, "criterion", a->criterion, sizeof a->criterion);
 }
 
-/* Footprint, energy, device (schema minor 4); absent in older results: left unset. */
-static nnp_status read_extras(nnp_reader *rd, json_t *o, int idx, nnp_row_extras *x) {
-  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
-  x->runtime_files = -1;
-  x->energy_j = -1;
-  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
-  NNP_TRY(nnp_rd_get_str(rd, o, "device", x->device, sizeof x->device));
-  NNP_TRY(nnp_rd_get_str(rd, o, "device_info", x->device_info, sizeof x->device_info));
-  NNP_TRY(nnp_rd_get_bool(rd, o, "realistic", &x->realistic));
+nnp_status nnp_result_read_footprint_energy(nnp_reader *rd, json_t *o, int idx, const char *energy_key,
+                                            nnp_row_extras *x) {
   json_t *sub;
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   NNP_TRY(nnp_rd_get_obj(rd, o, "footprint", &sub));
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].footprint", idx);
@@ -82,9 +77,23 @@ static nnp_status read_extras(nnp_reader *rd, json_t *o, int idx, nnp_row_extras
   NNP_TRY(nnp_rd_get_obj(rd, o, "energy", &sub));
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].energy", idx);
-    NNP_TRY(nnp_rd_get_num(rd, sub, "j_per_inference", -1, &x->energy_j));
+    NNP_TRY(nnp_rd_get_num(rd, sub, energy_key, -1, &x->energy_j));
     NNP_TRY(nnp_rd_get_str(rd, sub, "source", x->energy_source, sizeof x->energy_source));
   }
+  return NNP_OK;
+}
+
+/* Footprint, energy, device (schema minor 4); absent in older results: left unset. */
+static nnp_status read_extras(nnp_reader *rd, json_t *o, int idx, nnp_row_extras *x) {
+  x->runtime_bytes = x->model_bytes = x->dev_alloc_peak = x->dev_reserved_peak = x->dev_process_bytes = -1;
+  x->runtime_files = -1;
+  x->energy_j = -1;
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
+  NNP_TRY(nnp_rd_get_str(rd, o, "device", x->device, sizeof x->device));
+  NNP_TRY(nnp_rd_get_str(rd, o, "device_info", x->device_info, sizeof x->device_info));
+  NNP_TRY(nnp_rd_get_bool(rd, o, "realistic", &x->realistic));
+  json_t *sub;
+  NNP_TRY(nnp_result_read_footprint_energy(rd, o, idx, "j_per_inference", x));
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   NNP_TRY(nnp_rd_get_obj(rd, o, "device_memory", &sub));
   if (sub) {

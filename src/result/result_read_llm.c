@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/orchestrator.h"
 #include "llm/llm_sweep.h"
 #include "nnperf/alloc.h"
 #include "result/read_fields.h"
+#include "result/result_json.h"
 #include "result/result_read_llm.h"
 
 /* Bounds far above any real run: they only keep a hostile file from asking for absurd memory. */
@@ -101,7 +103,7 @@ static nnp_status read_row_config(nnp_reader *rd, json_t *o, nnp_llm_row *w) {
   return NNP_OK;
 }
 
-static nnp_status read_row_numbers(nnp_reader *rd, json_t *o, nnp_llm_row *w) {
+static nnp_status read_row_numbers(nnp_reader *rd, json_t *o, int idx, nnp_llm_row *w) {
   NNP_TRY(nnp_rd_get_num(rd, o, "spawn_to_ready_s", -1, &w->spawn_to_ready_s));
   NNP_TRY(nnp_rd_get_num(rd, o, "load_s", -1, &w->load_s));
   NNP_TRY(nnp_rd_get_num(rd, o, "cold_start_s", -1, &w->cold_start_s));
@@ -112,6 +114,9 @@ static nnp_status read_row_numbers(nnp_reader *rd, json_t *o, nnp_llm_row *w) {
   INT_FIELD(o, "vmhwm_bytes", -1, INT64_MAX, -1, w->vmhwm_bytes);
   INT_FIELD(o, "kv_cache_bytes", -1, INT64_MAX, -1, w->kv_cache_bytes);
   NNP_TRY(nnp_rd_get_str(rd, o, "kv_source", w->kv_source, sizeof w->kv_source));
+  nnp_row_extras_init(&w->ext); /* absent before schema minor 5: unknown */
+  NNP_TRY(nnp_result_read_footprint_energy(rd, o, idx, "j_per_output_token", &w->ext));
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   json_t *acc, *m;
   NNP_TRY(nnp_rd_get_obj(rd, o, "accuracy", &acc));
   w->first_divergence = -1;
@@ -147,7 +152,7 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_llm_row *w) {
   if (!json_is_object(o)) return nnp_rd_bad(rd, "", "expected an object");
   NNP_TRY(read_row_config(rd, o, w));
   NNP_TRY(read_row_host(rd, o, idx, w));
-  NNP_TRY(read_row_numbers(rd, o, w));
+  NNP_TRY(read_row_numbers(rd, o, idx, w));
   json_t *reqs = json_object_get(o, "requests");
   if (reqs && !json_is_array(reqs)) return nnp_rd_bad(rd, "requests", "expected an array");
   size_t n = reqs ? json_array_size(reqs) : 0;

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/orchestrator.h"
 #include "llm/llm_load_result.h"
 #include "nnperf/alloc.h"
 #include "result/read_fields.h"
+#include "result/result_json.h"
 #include "result/result_read_llm.h"
 
 /* Far above any real run: they only keep a hostile file from asking for absurd memory. */
@@ -150,6 +152,9 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_llm_load_row 
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   NNP_TRY(read_failures(rd, o, w));
   NNP_TRY(read_server(rd, o, w));
+  nnp_row_extras_init(&w->ext); /* absent before schema minor 5: unknown */
+  NNP_TRY(nnp_result_read_footprint_energy(rd, o, idx, "j_per_output_token", &w->ext));
+  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   return read_requests(rd, o, idx, w);
 }
 

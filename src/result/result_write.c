@@ -118,6 +118,22 @@ static void write_row_host(FILE *f, const nnp_bench_row *w) {
   fputc('}', f);
 }
 
+void nnp_result_write_footprint_energy(FILE *f, const nnp_row_extras *x, const char *energy_key) {
+  fputs("\"footprint\": {\"runtime_bytes\": ", f);
+  json_opt_bytes(f, x->runtime_bytes);
+  fputs(", \"runtime_files\": ", f);
+  if (x->runtime_files >= 0) fprintf(f, "%d", x->runtime_files);
+  else fputs("null", f);
+  fputs(", \"model_bytes\": ", f);
+  json_opt_bytes(f, x->model_bytes);
+  fprintf(f, "}, \"energy\": {\"%s\": ", energy_key);
+  if (x->energy_j >= 0) fprintf(f, "%.9g", x->energy_j);
+  else fputs("null", f);
+  fputs(", \"source\": ", f);
+  NNP_JSON_FIELD(f, x->energy_source);
+  fputs("}", f);
+}
+
 /* Footprint, energy, device and extra phases (schema minor 4; docs/result-schema.md). */
 static void write_extras(FILE *f, const nnp_row_extras *x) {
   fputs(",\n      \"device\": ", f);
@@ -126,19 +142,9 @@ static void write_extras(FILE *f, const nnp_row_extras *x) {
   NNP_JSON_FIELD(f, x->device_info);
   fputs(", \"realistic\": ", f);
   json_bool(f, x->realistic);
-  fputs(",\n      \"footprint\": {\"runtime_bytes\": ", f);
-  json_opt_bytes(f, x->runtime_bytes);
-  fputs(", \"runtime_files\": ", f);
-  if (x->runtime_files >= 0) fprintf(f, "%d", x->runtime_files);
-  else fputs("null", f);
-  fputs(", \"model_bytes\": ", f);
-  json_opt_bytes(f, x->model_bytes);
-  fputs("},\n      \"energy\": {\"j_per_inference\": ", f);
-  if (x->energy_j >= 0) fprintf(f, "%.9g", x->energy_j);
-  else fputs("null", f);
-  fputs(", \"source\": ", f);
-  NNP_JSON_FIELD(f, x->energy_source);
-  fputs("},\n      \"device_memory\": {\"allocated_peak_bytes\": ", f);
+  fputs(",\n      ", f);
+  nnp_result_write_footprint_energy(f, x, "j_per_inference");
+  fputs(",\n      \"device_memory\": {\"allocated_peak_bytes\": ", f);
   json_opt_bytes(f, x->dev_alloc_peak);
   fputs(", \"reserved_peak_bytes\": ", f);
   json_opt_bytes(f, x->dev_reserved_peak);

@@ -77,21 +77,58 @@ PY
 expect "unsupported op named with its node" 1 "unsupported op.*NonMaxSuppressionLike.*weird_node" -- "$nnperf" run "$work/unsup.onnx"
 
 expect "inspect" 0 "MACs" -- "$nnperf" inspect "$work/tiny.onnx"
-# inspect says which graph it shows, and its node table is aligned, names never cut (issue 25)
-"$nnperf" inspect zoo:tiny > "$work/inspect.txt" 2>&1
-/usr/bin/python3 - "$work/inspect.txt" <<'PY' && ok "inspect: which graph, aligned columns" || bad "inspect layout: $(cat "$work/inspect.txt")"
+# inspect shows the user's model as written by default (issue 25: BlockedConv and
+# 1x4x112x112x16 read as the user's model), says so, and aligns its columns whatever the
+# length of node and op names (a long node name and BatchNormalization, never cut)
+/usr/bin/python3 - "$work/long.onnx" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])
+w = [numpy_helper.from_array(np.ones(4, np.float32), n) for n in ("s", "b", "m")] + \
+    [numpy_helper.from_array(np.full(4, 2, np.float32), "v")]
+long_name = "encoder.stage_three.block_eleven.depthwise_separable.batch_norm_after_pointwise"
+n1 = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["t"], name=long_name)
+n2 = helper.make_node("Relu", ["t"], ["y"], name="r")
+onnx.save(helper.make_model(helper.make_graph([n1, n2], "g", [x], [y], w), opset_imports=[helper.make_opsetid("", 13)]),
+          sys.argv[1])
+PY
+cat > "$work/inspect_layout.py" <<'PY'
 import sys
 t = open(sys.argv[1]).read().splitlines()
-assert any(l.startswith("graph shown: as the native engine runs it") for l in t)
+want, ops = sys.argv[2], sys.argv[3:]
+assert any(l.startswith("graph shown: " + want) for l in t), "no line 'graph shown: %s'" % want
 h = next(i for i, l in enumerate(t) if l.lstrip().startswith("#  node"))
-col = t[h].index(" op ") + 1
+cols = [t[h].index(" %s " % c) + 1 for c in ("op", "output")]
 rows = [l for l in t[h + 1:] if l[:4].strip().isdigit()]
-assert rows and all(l[col - 1] == " " and l[col] != " " for l in rows), rows
+assert rows and all(l[c - 1] == " " and l[c] != " " for l in rows for c in cols), rows
+got = {l[cols[0]:].split()[0] for l in rows}
+for op in ops:  # "-Op": must not be there
+    assert (op[1:] not in got) if op[0] == "-" else (op in got), (op, got)
 PY
-# ... and with --no-passes, that it shows the model as written (not "after its passes")
+"$nnperf" inspect "$work/long.onnx" > "$work/inspect.txt" 2>&1
+/usr/bin/python3 "$work/inspect_layout.py" "$work/inspect.txt" "the model as written" BatchNormalization Relu \
+  && grep -q "batch_norm_after_pointwise BatchNormalization" "$work/inspect.txt" \
+  && ok "inspect: the model as written by default, long names whole, columns aligned" || bad "inspect layout: $(cat "$work/inspect.txt")"
+"$nnperf" inspect zoo:tiny > "$work/inspect.txt" 2>&1
+/usr/bin/python3 "$work/inspect_layout.py" "$work/inspect.txt" "the model as written" Conv BatchNormalization -FusedConv \
+  && ok "inspect zoo:tiny: its own Conv and BatchNormalization nodes by default" || bad "inspect default graph: $(cat "$work/inspect.txt")"
+# --engine-graph (and a pass option) show the graph after passes and say so; --no-passes
+# stays accepted and shows the model
+"$nnperf" inspect zoo:tiny --engine-graph > "$work/inspect-eg.txt" 2>&1
+/usr/bin/python3 "$work/inspect_layout.py" "$work/inspect-eg.txt" "the native engine's, after its passes" FusedConv -BatchNormalization \
+  && ok "inspect --engine-graph: the engine's fused graph, said so" || bad "inspect --engine-graph: $(cat "$work/inspect-eg.txt")"
+"$nnperf" inspect zoo:tiny --no-fuse-activation > "$work/inspect-eg.txt" 2>&1
+grep -q "^graph shown: the native engine's" "$work/inspect-eg.txt" && ok "inspect --no-PASS shows the engine's graph" \
+  || bad "inspect --no-fuse-activation does not show the engine's graph"
 "$nnperf" inspect zoo:tiny --no-passes > "$work/inspect-np.txt" 2>&1
-grep -q "^graph shown: the model's own nodes, as written" "$work/inspect-np.txt" &&
+grep -q "^graph shown: the model as written" "$work/inspect-np.txt" &&
   ok "inspect --no-passes: the model as written" || bad "inspect --no-passes does not say it shows the model as written"
+"$nnperf" inspect zoo:tiny --json > "$work/inspect.json" && "$nnperf" inspect zoo:tiny --engine-graph --json > "$work/inspect-eg.json" &&
+  /usr/bin/python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert (a['graph'], b['graph']) == ('model', 'engine') and len(a['nodes']) == 18 > len(b['nodes'])" \
+    "$work/inspect.json" "$work/inspect-eg.json" && ok "inspect --json names its graph" || bad "inspect --json graph field"
 "$nnperf" inspect zoo:tiny --json > "$work/inspect.json" &&
   /usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['totals']['macs'] > 0" "$work/inspect.json" &&
   ok "inspect --json is valid JSON with totals" || bad "inspect --json is valid JSON with totals"

@@ -39,6 +39,12 @@ done
 "$nnperf" coldstart "$work/nope.onnx" --backend native 2> "$work/err" > /dev/null
 [ "$(grep -o "nope.onnx" "$work/err" | wc -l)" -eq 1 ] && ok "coldstart names the path once" || bad "coldstart: $(cat "$work/err")"
 expect "bench unknown backend" 2 "unknown backend 'nope'" -- "$nnperf" bench zoo:tiny --backends nope
+# one parenthesis per message: "(nnperf backends lists them) (see nnperf load --help)" read
+# as two afterthoughts
+for cmd in "bench zoo:tiny --backends nope" "load zoo:tiny --backend nope"; do
+  "$nnperf" $cmd 2> "$work/err" > /dev/null
+  grep -q ") (" "$work/err" && bad "$cmd: two parentheses in a row: $(cat "$work/err")" || ok "$cmd: one clear line"
+done
 expect "quantize missing .onnx" 1 "nope.onnx" -- "$nnperf" quantize "$work/nope.onnx" --calib "$work" -o "$work/q.onnx"
 expect "compare missing result" 1 "nope.json" -- "$nnperf" compare "$work/nope.json" "$work/nope.json"
 expect "unknown command: one line" 2 "unknown command 'frob'" -- "$nnperf" frob

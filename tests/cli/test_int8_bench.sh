@@ -21,7 +21,7 @@ $py "$(dirname "$0")/calib_npy.py" "$work/calib" 11
   || { bad "quantize"; cat "$work/q.err"; }
 
 # the native engine's plan of the QDQ file: INT8 ops, no float Add / DQ->MaxPool glue left
-"$nnperf" inspect "$work/q.onnx" > "$work/inspect.txt" 2>&1 || bad "inspect"
+"$nnperf" inspect "$work/q.onnx" --engine-graph > "$work/inspect.txt" 2>&1 || bad "inspect"
 grep -q ' QLinearConv ' "$work/inspect.txt" && grep -q ' QLinearAdd ' "$work/inspect.txt" \
   && ! grep -qE ' (Add|FusedElementwise) ' "$work/inspect.txt" \
   && ok "native plan: QLinearConv and QLinearAdd, no float Add" || { bad "native plan ops"; cat "$work/inspect.txt"; }

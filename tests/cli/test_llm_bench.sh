@@ -54,6 +54,29 @@ assert acc["compared"] and acc["first_token_agreement"] == 1.0, acc
 assert [q["tokens"] for q in rows[0]["requests"] if not q["warmup"]] == \
        [q["tokens"] for q in rows[2]["requests"] if not q["warmup"]]
 PY
+# footprint and energy, as CNN rows have them (issue 23 items 4/5): the libraries the
+# llama.cpp worker mapped (libllama, ggml) without the GGUF, the GGUF's bytes, and energy
+# per output token from a counter or "not available here", never an estimate
+/usr/bin/python3 - "$work/r.json" "$work/r.csv" "$work/tiny.gguf" "$work/out" "$work/r.html" <<'PY' && ok "footprint and energy in json, csv, table, html" || bad "footprint/energy"
+import csv, json, os, sys
+d = json.load(open(sys.argv[1]))
+gguf = os.path.getsize(sys.argv[3])
+for r in (d["rows"][0], d["rows"][2]):
+    fp, en = r["footprint"], r["energy"]
+    assert fp["model_bytes"] == gguf, (fp, gguf)
+    assert fp["runtime_bytes"] > 1 << 20 and fp["runtime_files"] >= 3, fp  # libllama + ggml + libc at least
+    assert en["source"], en
+    if en["j_per_output_token"] is None:
+        assert en["source"].startswith("not available here"), en
+    else:
+        assert en["j_per_output_token"] > 0 and en["source"].startswith("rapl"), en
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert int(rows[0]["runtime_bytes"]) == d["rows"][0]["footprint"]["runtime_bytes"], rows[0]
+assert int(rows[0]["model_bytes"]) == gguf and rows[0]["energy_source"], rows[0]
+table = open(sys.argv[4]).read()
+assert "mJ/tok" in table and "footprint: runtime MiB" in table and "energy (mJ per output token" in table, table
+assert "mJ/tok" in open(sys.argv[5]).read()
+PY
 grep -q "^label,backend" "$work/r.csv" && [ "$(wc -l < "$work/r.csv")" -eq 5 ] && ok "csv: header + 4 rows" || bad "csv"
 grep -q "<svg" "$work/r.html" && grep -q "TTFT per request" "$work/r.html" && ok "html: charts" || bad "html"
 

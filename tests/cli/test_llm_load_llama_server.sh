@@ -76,6 +76,24 @@ timeout 10 "$NNPERF" llm load "$tmp/tiny.gguf" --repack maybe > "$tmp/rp.out" 2>
 [ $rc = 2 ] && grep -q "repack 'maybe'" "$tmp/rp.out" || { echo "FAIL --repack maybe rc=$rc"; cat "$tmp/rp.out"; fail=1; }
 timeout 10 "$NNPERF" llm load --endpoint http://127.0.0.1:9 --repack on > "$tmp/rp.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "only for --backend llama-server" "$tmp/rp.out" || { echo "FAIL --repack with --endpoint rc=$rc"; fail=1; }
+# footprint and energy, as CNN rows have them (issue 23 items 4/5): the files the
+# llama-server process mapped (/proc/PID/maps: libllama, ggml, the binary; not the GGUF),
+# the GGUF's bytes, energy per output token or "not available here" - never estimated
+python3 - "$tmp/c.json" "$tmp/c.csv" "$tmp/tiny.gguf" "$tmp/c.out" "$tmp/c.html" <<'PY' || fail=1
+import csv, json, os, sys
+d = json.load(open(sys.argv[1]))
+gguf = os.path.getsize(sys.argv[3])
+for r in d["rows"]:
+    fp, en = r["footprint"], r["energy"]
+    assert fp["model_bytes"] == gguf and fp["runtime_bytes"] > 1 << 20 and fp["runtime_files"] >= 3, fp
+    assert (en["j_per_output_token"] is None) == en["source"].startswith("not available here"), en
+c = list(csv.DictReader(open(sys.argv[2])))
+assert int(c[0]["runtime_bytes"]) == d["rows"][0]["footprint"]["runtime_bytes"] and c[0]["energy_source"], c[0]
+out = open(sys.argv[4]).read()
+assert "footprint: runtime" in out and "energy" in out, out
+assert "energy mJ/output token" in open(sys.argv[5]).read()
+print("ok: llm-load footprint and energy")
+PY
 grep -q "<svg" "$tmp/c.html" || { echo "FAIL: no chart in the HTML"; fail=1; }
 timeout 120 "$NNPERF" llm load "$tmp/tiny.gguf" --threads 1 --request-rate 20 --num-requests 6 --prompt-len 16 \
   --gen-len 8 --slo ttft=10s,tpot=1s --repack off --no-history --json "$tmp/o.json" > "$tmp/o.out" 2>&1

@@ -245,7 +245,7 @@ static void test_load_round_trip(void) {
   l->startup[1] = (nnp_load_startup){0.011, -1, 0.004, 0.06};
   size_t n1 = 0, n2 = 0;
   char *j1 = to_json(&r, &n1);
-  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 4") != NULL);
+  CHECK(strstr(j1, "\"kind\": \"load\"") != NULL && strstr(j1, "\"schema_minor\": 5") != NULL);
   nnp_bench_result back;
   CHECK_OK(nnp_result_load_buffer(j1, n1, "mem", &back));
   CHECK(back.load != NULL && back.coldstart == NULL && back.n_rows == 1);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/footprint.h"
 #include "llama.h"
 #include "nnperf/llm.h"
 
@@ -230,6 +231,19 @@ static long long vmhwm_bytes(void) {
   return kb < 0 ? -1 : kb * 1024;
 }
 
+/* The CNN workers' footprint and energy records (docs/worker-protocol.md): the files this
+ * process mapped (libllama, ggml, libc, ...) but the GGUF, which is the model's bytes; the
+ * energy per output token of the measured rounds where a RAPL counter is readable. */
+static void report_footprint_energy(const spec *sp, const nnp_energy *e, long long tokens) {
+  int64_t bytes = -1;
+  int files = -1;
+  if (nnp_footprint_runtime(sp->model, NULL, &bytes, &files) != NNP_OK) bytes = -1, files = -1;
+  printf("footprint %lld %d %lld\n", (long long)bytes, files, (long long)nnp_file_bytes(sp->model));
+  double j = e ? nnp_energy_joules(e) : -1;
+  if (j >= 0) printf("energy %.9g %lld %s\n", j, tokens, e->source);
+  else printf("energy -1 0 %s\n", e ? e->source : "not measured (no measured round)");
+}
+
 static struct llama_context *open_context(struct llama_model *model, const spec *sp) {
   struct llama_context_params cp = llama_context_default_params();
   int per_seq = sp->prompt_len + sp->gen_len;
@@ -276,9 +290,17 @@ int main(void) {
          llama_print_system_info());
   static round_state rs;
   int rc = 0, total = sp.warmup + sp.requests;
-  for (int first = 0; first < total && !rc; first += sp.concurrency) rc = run_round(ctx, &sp, first, n_vocab, &rs);
+  nnp_energy energy; /* over the rounds without a warm-up request: the steady state */
+  long long measured_tokens = 0;
+  for (int first = 0; first < total && !rc; first += sp.concurrency) {
+    if (first >= sp.warmup && !measured_tokens) nnp_energy_start(&energy, "/sys/class/powercap");
+    rc = run_round(ctx, &sp, first, n_vocab, &rs);
+    if (first >= sp.warmup) measured_tokens += (long long)sp.concurrency * sp.gen_len;
+  }
   if (!rc) {
-    printf("overhead %.9f %d\nmemory %lld\ndone\n", rs.harness_s, total * (sp.gen_len - 1), vmhwm_bytes());
+    printf("overhead %.9f %d\nmemory %lld\n", rs.harness_s, total * (sp.gen_len - 1), vmhwm_bytes());
+    report_footprint_energy(&sp, measured_tokens ? &energy : NULL, measured_tokens);
+    printf("done\n");
   }
   fflush(stdout);
   llama_free(ctx);
