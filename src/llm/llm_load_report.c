@@ -49,11 +49,15 @@ void nnp_llm_load_print_table(FILE *f, const nnp_llm_load_result *r) {
       fprintf(f, "  %s: llama-server load %.2f s, cold start (process start -> first token) %.2f s\n", w->label,
               w->load_s, w->cold_start_s);
     print_footprint_energy(f, w);
-    if (w->gauges.samples > 0)
+    if (w->gauges.samples > 0) {
+      /* fewer than two samples, or no decode between them: no share to state (-1), say so */
+      char busy[32] = "n/a";
+      if (w->gauges.busy_slots_per_decode >= 0) snprintf(busy, sizeof busy, "%.2f", w->gauges.busy_slots_per_decode);
       fprintf(f, "  %s: server /metrics (%d samples): processing max %.0f mean %.2f, deferred max %.0f, "
-                 "busy slots per decode %.2f, prompt tokens from cache %.0f\n",
+                 "busy slots per decode %s, prompt tokens from cache %.0f\n",
               w->label, w->gauges.samples, w->gauges.processing_max, w->gauges.processing_mean,
-              w->gauges.deferred_max, w->gauges.busy_slots_per_decode, w->gauges.prompt_cached_tokens);
+              w->gauges.deferred_max, busy, w->gauges.prompt_cached_tokens);
+    }
     if (w->n_timed > 0)
       fprintf(f, "  %s: server timings vs nnperf (%d requests): TTFT %.1f vs %.1f ms, decode %.1f vs %.1f tok/s\n",
               w->label, w->n_timed, ms(w->server_ttft_s), ms(w->client_ttft_s), w->server_decode_tok_s,
