@@ -88,10 +88,12 @@ static inline __attribute__((always_inline)) void dw_store(const dw_out *o, __m2
 
 #define DW_PAD_MAX_FLOATS (64 * 1024) /* 256 KiB on the stack, per thread */
 
+#include "kernels/dwconv_c8_avx2.h"
 #include "kernels/dwconv_fast_avx2.h"
 
-void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
-                            const nnp_epilogue *ep, int64_t b, int64_t e) {
+/* Row vectors: the register-tiled 3x3/5x5 path, else a padded copy of each plane. */
+static void dwconv_rows_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
+                             const nnp_epilogue *ep, int64_t b, int64_t e) {
   const int64_t H = d->h, W = d->w, OH = d->oh, OW = d->ow, KH = d->kh, KW = d->kw, sw = d->sw, sh = d->sh;
   const int64_t OWr = (OW + 7) / 8 * 8;
   /* The plane is copied into a zero-bordered buffer big enough for every tap of every
@@ -177,4 +179,9 @@ void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const floa
         dw_store(&o, acc, oh, ow);
       }
   }
+}
+
+void nnp_dwconv_planes_avx2(const nnp_conv2d_desc *d, const float *x, const float *w, float *y,
+                            const nnp_epilogue *ep, int64_t b, int64_t e) {
+  if (!dw_c8_planes(d, x, w, y, ep, b, e, dwconv_rows_avx2)) dwconv_rows_avx2(d, x, w, y, ep, b, e);
 }

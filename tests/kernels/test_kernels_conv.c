@@ -280,7 +280,8 @@ static void direct_cases(nnp_threadpool *const *pools) {
 
 /* The AVX-512 (and AVX2) depthwise kernel (called directly, as conv.c's thread pool does) against
  * the generic one on the shapes it specialises: 3x3 and 5x5, stride 1 and 2, padding
- * 0..2, rows a multiple of 16 wide and ragged (1..40), tiny planes (1x1, 2x3), every
+ * 0..2, rows a multiple of 16 wide and ragged (1..40), tiny planes (1x1, 2x3), 1..5 or
+ * 8..40 channels, every
  * epilogue (the residual also as Y itself), a random plane range [b, e) of n x c
  * (planes outside it must stay untouched), and a few shapes it hands to the AVX2
  * kernel (dilation 2, 7x7, mixed strides). */
@@ -336,7 +337,10 @@ static void dw_fast_case(int trial, dw_planes_fn fast, const char *isa) {
   const int64_t ekh = (d.kh - 1) * d.dh + 1, ekw = (d.kw - 1) * d.dw + 1;
   if (d.h + 2 * d.ph < ekh) d.ph = (ekh - d.h + 1) / 2;
   if (d.w + 2 * d.pw < ekw) d.pw = (ekw - d.w + 1) / 2;
-  d.c = d.m = d.group = kt_int(1, 5);
+  /* a third of the trials with 8..40 channels: the AVX2 channel-vector path for planes
+   * up to 14 wide (dwconv_c8_avx2.h) takes groups of eight, the rest of a range or of
+   * C goes to the row path */
+  d.c = d.m = d.group = trial % 3 == 2 ? kt_int(8, 40) : kt_int(1, 5);
   d.oh = (d.h + 2 * d.ph - ekh) / d.sh + 1;
   d.ow = (d.w + 2 * d.pw - ekw) / d.sw + 1;
   const int64_t planes = d.n * d.c, nx = planes * d.h * d.w, ny = planes * d.oh * d.ow, nw = d.c * d.kh * d.kw;
