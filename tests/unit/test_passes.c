@@ -137,6 +137,45 @@ static void test_fuse_activation(void) {
   }
 }
 
+/* x -> Conv -> c; HardSigmoid(c) -> h; Mul(c, h) -> y: HardSwish as written below opset
+ * 14. Fused only with HardSwish's constants (alpha 1/6, beta 0.5), either Mul operand
+ * order, and when nothing else reads c or h; variant 0..1 fuse, 2..4 must not. */
+static void test_fuse_hard_swish_pattern(void) {
+  for (int v = 0; v < 5; v++) {
+    Onnx__ModelProto *m = mb_model(13);
+    mb_input(m, "x", F32, 4, x_dims);
+    mb_init_f32(m, "w", 4, w_dims, weights(108, 1));
+    mb_init_f32(m, "b", 1, b_dims, weights(4, 2));
+    mb_node(m, "Conv", "conv", "x,w,b", "c");
+    Onnx__NodeProto *h = mb_node(m, "HardSigmoid", "hs", "c", "h");
+    attr_float(h, "alpha", v == 2 ? 0.2f : 1.0f / 6.0f); /* 2: ONNX's default alpha, not HardSwish */
+    attr_float(h, "beta", 0.5f);
+    mb_node(m, "Mul", "mul", v == 1 ? "h,c" : "c,h", "y");
+    mb_output(m, "y", F32);
+    if (v == 3) mb_output(m, "h", F32); /* 3: the gate is read outside */
+    if (v == 4) {                       /* 4: c has a third reader */
+      mb_node(m, "Relu", "other", "c", "z");
+      mb_output(m, "z", F32);
+    }
+    nnp_graph *g = load(m);
+    if (!g) continue;
+    result base, opt;
+    run(g, 0, false, &base);
+    run(g, NNP_PASS_FUSE_ACTIVATION, false, &opt);
+    const bool fuse = v < 2;
+    CHECK_MSG(fuse ? opt.steps == 1 && !strcmp(opt.ops[0], "FusedConv") : opt.steps == base.steps,
+              "variant %d: steps %d -> %d, first %s", v, base.steps, opt.steps, opt.ops[0]);
+    CHECK_MSG(identical(&base, &opt), "variant %d: outputs differ by %g", v, max_diff(&base, &opt));
+    g_fast_kernels = true;
+    result fast;
+    run(g, NNP_PASS_FUSE_ACTIVATION, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(max_diff(&base, &fast) < 1e-5, "variant %d: fast kernels differ by %g", v, max_diff(&base, &fast));
+    nnp_graph_destroy(g);
+    mb_reset();
+  }
+}
+
 /* x -> Gemm(transB) -> Sigmoid -> y. */
 static void test_fuse_gemm(void) {
   const int64_t xd[] = {3, 5}, wd[] = {4, 5}, cd[] = {4};
@@ -515,6 +554,7 @@ static void test_pass_names(void) {
 int main(void) {
   test_pass_names();
   test_fuse_activation();
+  test_fuse_hard_swish_pattern();
   test_fuse_gemm();
   test_fuse_residual();
   test_fold_batchnorm();

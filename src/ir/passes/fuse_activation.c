@@ -1,6 +1,9 @@
 /* Activation fusion: Conv/Gemm (or a FusedConv without activation) whose only reader is
  * Relu, Clip (constant bounds), HardSwish or Sigmoid becomes FusedConv/FusedGemm with the
- * activation in its epilogue. float32 only (read from the inferred shapes). */
+ * activation in its epilogue. So does a Conv/Gemm read by exactly HardSigmoid(y) (alpha
+ * 1/6, beta 0.5) and Mul(y, HardSigmoid(y)): HardSwish as exporters write it below opset
+ * 14 (torchvision's MobileNetV3 at opset 13), which otherwise ran as two steps, the
+ * HardSigmoid on the reference kernel. float32 only (read from the inferred shapes). */
 #include <math.h>
 #include <string.h>
 
@@ -36,6 +39,51 @@ static nnp_status set_activation(nnp_node *n, const char *act, float lo, float h
   return NNP_OK;
 }
 
+/* y's two readers when they are HardSigmoid(y) with HardSwish's constants and
+ * Mul(y, HardSigmoid(y)), the HardSigmoid's output read by the Mul alone: the Mul's
+ * index, the HardSigmoid's in *hs; else -1. */
+static int hard_swish_readers(const nnp_graph *g, int y, int *hs) {
+  if (g->values[y].is_output || pass_uses(g, y) != 2) return -1;
+  int h = -1, m = -1;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const nnp_node *c = &g->nodes[i];
+    if (c->n_outputs != 1 || c->outputs[0] < 0) continue;
+    if (c->op == NNP_OP_HARD_SIGMOID && c->n_inputs == 1 && c->inputs[0] == y) h = i;
+    else if (c->op == NNP_OP_MUL && c->n_inputs == 2 && (c->inputs[0] == y || c->inputs[1] == y)) m = i;
+  }
+  if (h < 0 || m < 0) return -1;
+  /* the reference HardSigmoid computes alpha * x + beta: with these exact constants it is
+   * HardSwish's x * (1/6) + 0.5, so the fused reference gives the same bits */
+  if (nnp_attr_float(&g->nodes[h], "alpha", 0.2f) != 1.0f / 6.0f || nnp_attr_float(&g->nodes[h], "beta", 0.5f) != 0.5f)
+    return -1;
+  const int ho = g->nodes[h].outputs[0];
+  const nnp_node *mn = &g->nodes[m];
+  if (!((mn->inputs[0] == y && mn->inputs[1] == ho) || (mn->inputs[1] == y && mn->inputs[0] == ho))) return -1;
+  if (pass_single_consumer(g, ho) != m) return -1;
+  *hs = h;
+  return m;
+}
+
+/* Node i (Conv/Gemm) takes HardSwish when its output is read as above; the HardSigmoid
+ * and the Mul are removed. *moved: how many removed nodes came before i (the caller's
+ * index moves back by as much), -1 when the pattern is not there. */
+static nnp_status fuse_hard_swish(nnp_graph *g, int i, int *moved) {
+  *moved = -1;
+  nnp_node *n = &g->nodes[i];
+  int h = -1;
+  const int m = hard_swish_readers(g, n->outputs[0], &h);
+  if (m < 0) return NNP_OK;
+  NNP_TRY(set_activation(n, "HardSwish", 0, 0));
+  n->outputs[0] = g->nodes[m].outputs[0];
+  if (n->op == NNP_OP_CONV) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_CONV, "FusedConv"));
+  if (n->op == NNP_OP_GEMM) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_GEMM, "FusedGemm"));
+  const int hi = m > h ? m : h, lo = m > h ? h : m;
+  pass_remove_node(g, hi);
+  pass_remove_node(g, lo);
+  *moved = (hi < i) + (lo < i);
+  return NNP_OK;
+}
+
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   if (!shapes) return NNP_OK;
@@ -47,7 +95,13 @@ nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes
     const nnp_tensor *t = pass_shape(shapes, n->outputs[0]);
     if (!t || t->dtype != NNP_F32) continue;
     const int ai = pass_single_consumer(g, n->outputs[0]);
-    if (ai < 0 || g->nodes[ai].n_outputs != 1 || g->nodes[ai].inputs[0] != n->outputs[0]) continue;
+    if (ai < 0) {
+      int moved;
+      NNP_TRY(fuse_hard_swish(g, i, &moved));
+      if (moved >= 0) i -= moved, ++*count;
+      continue;
+    }
+    if (g->nodes[ai].n_outputs != 1 || g->nodes[ai].inputs[0] != n->outputs[0]) continue;
     float lo = 0, hi = 0;
     const char *act = activation_of(g, &g->nodes[ai], &lo, &hi);
     if (!act) continue;
