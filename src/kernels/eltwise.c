@@ -68,3 +68,30 @@ void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, 
   elt_job j = {.a = a, .b = b, .y = y, .n = n, .ep = ep, .op = (int)op};
   nnp_threadpool_run(tp, elt_range, &j, (n + NNP_ELTWISE_BLOCK - 1) / NNP_ELTWISE_BLOCK);
 }
+
+typedef struct chan_job {
+  const float *x, *s;
+  float *y;
+  int64_t C, hw;
+  int s_per_image, op;
+} chan_job;
+
+static void chan_range(void *p, int64_t b, int64_t e) {
+  const chan_job *j = p;
+  for (int64_t plane = b; plane < e; plane++) {
+    const float v = j->s[j->s_per_image ? plane : plane % j->C];
+    const float *x = j->x + plane * j->hw;
+    float *y = j->y + plane * j->hw;
+    /* x op v per element, as the reference broadcast computes a[i] op b[i] */
+    if (j->op == NNP_BINOP_MUL)
+      for (int64_t i = 0; i < j->hw; i++) y[i] = x[i] * v;
+    else
+      for (int64_t i = 0; i < j->hw; i++) y[i] = x[i] + v;
+  }
+}
+
+void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, float *y, int64_t planes, int64_t C,
+                                int64_t hw, int s_per_image, nnp_threadpool *tp) {
+  chan_job j = {.x = x, .s = s, .y = y, .C = C, .hw = hw, .s_per_image = s_per_image, .op = (int)op};
+  nnp_threadpool_run(tp, chan_range, &j, planes);
+}

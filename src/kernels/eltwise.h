@@ -18,4 +18,11 @@ typedef enum nnp_binop { NNP_BINOP_ADD, NNP_BINOP_MUL } nnp_binop;
 void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, int64_t n, const nnp_epilogue *ep,
                         nnp_threadpool *tp);
 
+/* y[p][i] = x[p][i] op s[c] over planes p = n * C + c of hw elements each: a Mul or Add
+ * of an [N,C,H,W] value with a per-channel [N,C,1,1] (s_per_image) or [1,C,1,1] one (the
+ * squeeze-and-excitation gate of EfficientNet, MobileNetV3, RegNetY). Split across the
+ * pool by planes; y may equal x. */
+void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, float *y, int64_t planes, int64_t C,
+                                int64_t hw, int s_per_image, nnp_threadpool *tp);
+
 #endif

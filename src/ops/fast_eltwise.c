@@ -1,5 +1,6 @@
-/* Relu, Clip, Sigmoid, HardSwish, and same-shape Add and Mul -> kernels/eltwise.h:
- * float32 only; Clip only with load-time bounds. Broadcasting Add/Mul stay reference. */
+/* Relu, Clip, Sigmoid, HardSwish, same-shape Add and Mul, and Add/Mul of an [N,C,H,W]
+ * value with a per-channel one -> kernels/eltwise.h: float32 only; Clip only with
+ * load-time bounds. Other broadcasts stay reference. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -13,6 +14,10 @@ typedef struct fast_elt {
   nnp_epilogue ep;
   int binop; /* -1: unary */
   int64_t n;
+  /* per-channel broadcast: input `big` is [N,C,H,W], the other [N,C,1,1] (per_image),
+   * [1,C,1,1] or [C,1,1]; channels 0 for the same-shape case */
+  int big, per_image;
+  int64_t planes, channels, hw;
 } fast_elt;
 
 static void fast_elt_destroy(void *p) { nnp_free(p); }
@@ -20,6 +25,9 @@ static void fast_elt_destroy(void *p) { nnp_free(p); }
 static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
   const fast_elt *f = p;
   if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
+  else if (f->channels)
+    nnp_eltwise_channel_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data,
+                               ctx->out[0]->data, f->planes, f->channels, f->hw, f->per_image, ctx->pool);
   else nnp_eltwise_binary((nnp_binop)f->binop, ctx->in[0]->data, ctx->in[1]->data, ctx->out[0]->data, f->n, NULL,
                           ctx->pool);
   return NNP_OK;
@@ -65,12 +73,46 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
   return NNP_OK;
 }
 
+/* Whether small is one value per channel of big ([N,C,H,W]): [N,C,1,1] (*per_image 1),
+ * [1,C,1,1] or [C,1,1] (0). */
+static bool per_channel(const nnp_tensor *big, const nnp_tensor *small, int *per_image) {
+  if (big->rank != 4) return false;
+  const int64_t N = big->dims[0], C = big->dims[1];
+  if (small->rank == 4 && small->dims[1] == C && small->dims[2] == 1 && small->dims[3] == 1 &&
+      (small->dims[0] == N || small->dims[0] == 1)) {
+    *per_image = small->dims[0] == N && N > 1;
+    return true;
+  }
+  *per_image = 0;
+  return small->rank == 3 && small->dims[0] == C && small->dims[1] == 1 && small->dims[2] == 1;
+}
+
+/* Add/Mul of [N,C,H,W] with a per-channel value (either input order). */
+static nnp_status prepare_channel_binary(const nnp_op_ctx *ctx, int binop, nnp_fast_kernel *out) {
+  const nnp_tensor *a = ctx->in[0], *b = ctx->in[1], *y = ctx->out[0];
+  int per_image = 0, big = -1;
+  if (nnp_tensor_same_shape(a, y) && per_channel(a, b, &per_image)) big = 0;
+  else if (nnp_tensor_same_shape(b, y) && per_channel(b, a, &per_image)) big = 1;
+  if (big < 0) return NNP_OK;
+  NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, binop, binop == NNP_BINOP_MUL ? "eltwise.mul.channel" : "eltwise.add.channel",
+               out));
+  fast_elt *f = out->state;
+  f->big = big;
+  f->per_image = per_image;
+  f->channels = y->dims[1];
+  f->planes = y->dims[0] * y->dims[1];
+  f->hw = y->dims[2] * y->dims[3];
+  return NNP_OK;
+}
+
 nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1];
-  if (a->dtype != NNP_F32 || b->dtype != NNP_F32 || !nnp_tensor_same_shape(a, b) ||
-      !nnp_tensor_same_shape(a, ctx->out[0]))
-    return NNP_OK;
+  if (a->dtype != NNP_F32 || b->dtype != NNP_F32 || ctx->out[0]->dtype != NNP_F32) return NNP_OK;
+  const bool add = !strcmp(ctx->node->op_type, "Add"), mul = !strcmp(ctx->node->op_type, "Mul");
+  if (!add && !mul) return NNP_OK;
+  if (!nnp_tensor_same_shape(a, b) || !nnp_tensor_same_shape(a, ctx->out[0]))
+    return prepare_channel_binary(ctx, mul ? NNP_BINOP_MUL : NNP_BINOP_ADD, out);
   if (!strcmp(ctx->node->op_type, "Add")) return make(ctx, NNP_ACT_NONE, 0, 0, NNP_BINOP_ADD, "eltwise.add", out);
   if (!strcmp(ctx->node->op_type, "Mul")) return make(ctx, NNP_ACT_NONE, 0, 0, NNP_BINOP_MUL, "eltwise.mul", out);
   return NNP_OK;

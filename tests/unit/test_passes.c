@@ -176,6 +176,33 @@ static void test_fuse_hard_swish_pattern(void) {
   }
 }
 
+/* Mul/Add of x [2,4,3,5] with a per-channel s ([2,4,1,1], [1,4,1,1], [4,1,1]), in both
+ * input orders: the fast per-channel kernel (ops/fast_eltwise.c) must give the reference
+ * broadcast's bits. */
+static void test_channel_broadcast(void) {
+  static const int64_t xd[] = {2, 4, 3, 5}, s_n[] = {2, 4, 1, 1}, s_1[] = {1, 4, 1, 1}, s_c[] = {4, 1, 1};
+  const int64_t *sd[] = {s_n, s_1, s_c};
+  const int sr[] = {4, 4, 3};
+  for (int v = 0; v < 12; v++) {
+    Onnx__ModelProto *m = mb_model(13);
+    mb_input(m, "x", F32, 4, xd);
+    mb_input(m, "s", F32, sr[v % 3], sd[v % 3]);
+    mb_node(m, v / 6 ? "Add" : "Mul", "op", v / 3 % 2 ? "s,x" : "x,s", "y");
+    mb_output(m, "y", F32);
+    nnp_graph *g = load(m);
+    if (!g) continue;
+    result ref, fast;
+    run(g, 0, false, &ref);
+    g_fast_kernels = true;
+    run(g, 0, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(ref.n_out == 120 && identical(&ref, &fast), "channel broadcast case %d: outputs differ by %g", v,
+              max_diff(&ref, &fast));
+    nnp_graph_destroy(g);
+    mb_reset();
+  }
+}
+
 /* x -> Gemm(transB) -> Sigmoid -> y. */
 static void test_fuse_gemm(void) {
   const int64_t xd[] = {3, 5}, wd[] = {4, 5}, cd[] = {4};
@@ -555,6 +582,7 @@ int main(void) {
   test_pass_names();
   test_fuse_activation();
   test_fuse_hard_swish_pattern();
+  test_channel_broadcast();
   test_fuse_gemm();
   test_fuse_residual();
   test_fold_batchnorm();
