@@ -16,7 +16,8 @@ void nnp_cpu_dispatch_fill(const nnp_cpu_features *f, bool no_winograd, nnp_cpu_
    * never pays, which is why the layout pass follows this entry */
   t[NNP_KF_BLOCKED_CONV] = t[NNP_KF_BLOCKED_POOL] = avx512 ? NNP_ISA_AVX512 : NNP_ISA_GENERIC;
   t[NNP_KF_WINOGRAD] = avx512 && !no_winograd ? NNP_ISA_AVX512 : NNP_ISA_OFF;
-  t[NNP_KF_ELTWISE] = t[NNP_KF_POOL] = NNP_ISA_GENERIC;
+  t[NNP_KF_ELTWISE] = NNP_ISA_GENERIC;
+  t[NNP_KF_POOL] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC; /* float MaxPool rows (pool_avx2.c) */
   t[NNP_KF_FUSED_ELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_OFF; /* else the reference interprets */
   t[NNP_KF_QGEMM] = vnni ? NNP_ISA_AVX512_VNNI : avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;
   t[NNP_KF_QGEMV] = t[NNP_KF_QELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;

@@ -1,5 +1,7 @@
 #include "kernels/pool.h"
 
+#include "kernels/dispatch.h"
+
 #include <math.h>
 #include <stdbool.h>
 
@@ -8,46 +10,78 @@ typedef struct pool_job {
   int64_t hw;
   const void *x; /* float, or uint8_t for the uint8 MaxPool */
   void *y;
+  bool avx2; /* float MaxPool rows by nnp_maxpool_row_avx2 */
 } pool_job;
 
-/* One body for float and uint8 (max commutes with a monotone quantization, so an INT8
- * graph pools its uint8 tensors directly); T the element, LOWEST its identity. Starts
- * from the first valid tap, then a select that compiles to maxss: no data-dependent
- * branch (a `first || v > best` branch was 7% of resnet18). Same results: a NaN first
- * tap stays, a later NaN never wins, ties keep the first tap. */
-#define MAXPOOL_RANGE(NAME, T, LOWEST)                                          \
-  static void NAME(void *p, int64_t b, int64_t e) {                             \
-    const pool_job *j = p;                                                      \
-    const nnp_pool2d_desc *d = j->d;                                            \
-    for (int64_t pl = b; pl < e; pl++) {                                        \
-      const T *xp = (const T *)j->x + pl * d->h * d->w;                         \
-      T *yp = (T *)j->y + pl * d->oh * d->ow;                                   \
-      for (int64_t oh = 0; oh < d->oh; oh++) {                                  \
-        int64_t h0, h1;                                                         \
-        nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);                          \
-        const int64_t ihs = oh * d->sh - d->ph;                                 \
-        for (int64_t ow = 0; ow < d->ow; ow++) {                                \
-          int64_t w0, w1;                                                       \
-          nnp_pool_taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);                        \
-          const int64_t iws = ow * d->sw - d->pw;                               \
-          T best = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + iws + w0] : LOWEST; \
-          for (int64_t kh = h0; kh < h1; kh++) {                                \
-            const T *row = xp + (ihs + kh) * d->w + iws;                        \
-            for (int64_t kw = w0; kw < w1; kw++) {                              \
-              T v = row[kw];                                                    \
-              best = v > best ? v : best;                                       \
-            }                                                                   \
-          }                                                                     \
-          yp[oh * d->ow + ow] = best;                                           \
-        }                                                                       \
-      }                                                                         \
-    }                                                                           \
+/* float32, row by row: each output starts from its first valid tap (a NaN there stays,
+ * as in the reference), then every tap in (kh, kw) order updates the outputs it covers
+ * with `v > best ? v : best` (a later NaN never wins, ties keep the first tap: the
+ * reference's results bit for bit). The inner loops run over contiguous outputs with a
+ * select the compiler turns into maxps; the per-output loop over its window before this
+ * spent 4.3 ms of squeezenet1_0's 31 (docs/kernels.md). */
+void nnp_maxpool_row_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr) {
+  int64_t h0, h1;
+  nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+  const int64_t ihs = oh * d->sh - d->ph;
+  for (int64_t o = 0; o < d->ow; o++) {
+    int64_t w0, w1;
+    nnp_pool_taps(o, d->sw, d->pw, d->kw, d->w, &w0, &w1);
+    yr[o] = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + o * d->sw - d->pw + w0] : -INFINITY;
   }
-MAXPOOL_RANGE(maxpool_range, float, -INFINITY)
+  for (int64_t kh = h0; kh < h1; kh++) {
+    const float *row = xp + (ihs + kh) * d->w;
+    for (int64_t kw = 0; kw < d->kw; kw++) {
+      /* outputs o with 0 <= o*sw - pw + kw < w */
+      const int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw;
+      if (last < 0) continue;
+      int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
+      if (hi > d->ow) hi = d->ow;
+      const int64_t off = kw - d->pw;
+      if (d->sw == 1)
+        for (int64_t o = lo; o < hi; o++) yr[o] = row[o + off] > yr[o] ? row[o + off] : yr[o];
+      else if (d->sw == 2)
+        for (int64_t o = lo; o < hi; o++) yr[o] = row[2 * o + off] > yr[o] ? row[2 * o + off] : yr[o];
+      else
+        for (int64_t o = lo; o < hi; o++) yr[o] = row[o * d->sw + off] > yr[o] ? row[o * d->sw + off] : yr[o];
+    }
+  }
+}
+
+void nnp_maxpool_outputs_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, int64_t o0, int64_t o1,
+                                  float *yr) {
+  int64_t h0, h1;
+  nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+  const int64_t ihs = oh * d->sh - d->ph;
+  for (int64_t o = o0; o < o1; o++) {
+    int64_t w0, w1;
+    nnp_pool_taps(o, d->sw, d->pw, d->kw, d->w, &w0, &w1);
+    const int64_t iws = o * d->sw - d->pw;
+    float best = h0 < h1 && w0 < w1 ? xp[(ihs + h0) * d->w + iws + w0] : -INFINITY;
+    for (int64_t kh = h0; kh < h1; kh++)
+      for (int64_t kw = w0; kw < w1; kw++) {
+        const float v = xp[(ihs + kh) * d->w + iws + kw];
+        best = v > best ? v : best;
+      }
+    yr[o] = best;
+  }
+}
+
+typedef void (*max_row_fn)(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr);
+
+static void maxpool_range(void *p, int64_t b, int64_t e) {
+  const pool_job *j = p;
+  const nnp_pool2d_desc *d = j->d;
+  const max_row_fn row = j->avx2 ? nnp_maxpool_row_avx2 : nnp_maxpool_row_portable;
+  for (int64_t pl = b; pl < e; pl++) {
+    const float *xp = (const float *)j->x + pl * d->h * d->w;
+    float *yp = (float *)j->y + pl * d->oh * d->ow;
+    for (int64_t oh = 0; oh < d->oh; oh++) row(d, xp, oh, yp + oh * d->ow);
+  }
+}
 
 /* uint8: every value is >= 0, so a row of zeros is the identity of max and padding can
- * never win: one branchless max per (tap, output) over each tap's valid output range
- * (the same result as the loop above, which the tests keep as the oracle). */
+ * never win: one branchless max per (tap, output) over each tap's valid output range,
+ * as the float rows above without their first-tap start (no NaN in bytes). */
 static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
   const pool_job *j = p;
   const nnp_pool2d_desc *d = j->d;
@@ -80,8 +114,8 @@ static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
   }
 }
 
-void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
-  pool_job j = {.d = d, .x = x, .y = y};
+void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
+  pool_job j = {.d = d, .x = x, .y = y, .avx2 = !nnp_dispatch_portable(NNP_KF_POOL, generic)};
   nnp_threadpool_run(tp, maxpool_range, &j, d->planes);
 }
 

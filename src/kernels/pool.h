@@ -4,6 +4,7 @@
 #ifndef NNP_KERNELS_POOL_H
 #define NNP_KERNELS_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/threadpool.h"
@@ -20,7 +21,14 @@ static inline void nnp_pool_taps(int64_t o, int64_t s, int64_t p, int64_t k, int
   *hi = start + k > n ? n - start : k;
 }
 
-void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+/* generic: the portable rows whatever the dispatch table says (the reference twin) */
+void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
+/* One output row oh of one plane xp: the portable rows and the AVX2 ones (pool_avx2.c),
+ * and outputs [o0, o1) of a row one by one (the AVX2 rows' borders). */
+void nnp_maxpool_row_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr);
+void nnp_maxpool_row_avx2(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr);
+void nnp_maxpool_outputs_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, int64_t o0, int64_t o1,
+                                  float *yr);
 /* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */
 void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp);
 /* y[p] = mean of plane p (planes of hw elements) */

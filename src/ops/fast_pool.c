@@ -2,6 +2,7 @@
  * GlobalAveragePool (float32) -> kernels/pool.h. Everything else stays reference. */
 #include <string.h>
 
+#include "kernels/dispatch.h"
 #include "kernels/pool.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -11,6 +12,7 @@
 typedef struct fast_pool {
   nnp_pool2d_desc d;
   bool global;
+  bool generic; /* the portable kernel whatever the dispatch table says */
 } fast_pool;
 
 static void fast_pool_destroy(void *p) { nnp_free(p); }
@@ -19,15 +21,17 @@ static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
   const fast_pool *f = p;
   if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else if (ctx->in[0]->dtype == NNP_U8) nnp_maxpool2d_u8(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
-  else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, f->generic, ctx->pool);
   return NNP_OK;
 }
 
-static nnp_status make(const nnp_pool2d_desc *d, bool global, const char *name, nnp_fast_kernel *out) {
+static nnp_status make(const nnp_pool2d_desc *d, bool global, bool generic, const char *name,
+                       nnp_fast_kernel *out) {
   fast_pool *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", name);
   f->d = *d;
   f->global = global;
+  f->generic = generic;
   out->run = fast_pool_run;
   out->destroy = fast_pool_destroy;
   out->state = f;
@@ -73,7 +77,7 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
     d.planes = x->dims[0] * x->dims[1];
     d.h = 1;
     d.w = nnp_tensor_numel(x) / d.planes;
-    return make(&d, true, "pool.global_avg", out);
+    return make(&d, true, generic, "pool.global_avg", out);
   }
   if (strcmp(ctx->node->op_type, "MaxPool") != 0 || x->rank != 4) return NNP_OK;
   if (ctx->n_out > 1 && ctx->out[1]) return NNP_OK; /* indices: the reference computes them */
@@ -85,5 +89,6 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
   d.w = x->dims[3];
   d.oh = y->dims[2];
   d.ow = y->dims[3];
-  return make(&d, false, u8 ? "pool.max2d.u8" : "pool.max2d", out);
+  const bool portable = u8 || nnp_dispatch_portable(NNP_KF_POOL, generic);
+  return make(&d, false, generic, u8 ? "pool.max2d.u8" : portable ? "pool.max2d" : "pool.max2d.avx2", out);
 }

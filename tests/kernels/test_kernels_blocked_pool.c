@@ -31,7 +31,7 @@ int main(void) {
     kt_fill(x, nx);
     nnp_pool2d_desc dn = d;
     dn.planes = n * c;
-    nnp_maxpool2d(&dn, x, want, NULL);
+    nnp_maxpool2d(&dn, x, want, true, NULL);
     nnp_nchw_to_blocked(x, xb, n, c, d.h * d.w, NULL);
     d.planes = n * cb;
     memset(yb, 0xff, (size_t)nyb * 4);
