@@ -60,9 +60,13 @@ int main(int argc, char **argv) {
     double *ts = t + s * rounds;
     qsort(ts, (size_t)rounds, sizeof *ts, cmp);
     const nnp_node *n = nnp_plan_step_node(p, s);
-    const nnp_tensor *in[8] = {0}, *out[1] = {0};
-    for (int i = 0; i < n->n_inputs && i < 8; i++) in[i] = n->inputs[i] >= 0 ? nnp_plan_value(p, n->inputs[i]) : NULL;
-    out[0] = nnp_plan_value(p, n->outputs[0]);
+    /* every input: nnp_node_cost reads n->n_inputs of them (densenet's Concats have up to
+     * 49; a fixed 8 read past the array) */
+    const nnp_tensor *in[n->n_inputs > 8 ? n->n_inputs : 8], *out[n->n_outputs > 1 ? n->n_outputs : 1];
+    for (int i = 0; i < (n->n_inputs > 8 ? n->n_inputs : 8); i++)
+      in[i] = i < n->n_inputs && n->inputs[i] >= 0 ? nnp_plan_value(p, n->inputs[i]) : NULL;
+    for (int i = 0; i < (n->n_outputs > 1 ? n->n_outputs : 1); i++)
+      out[i] = i < n->n_outputs && n->outputs[i] >= 0 ? nnp_plan_value(p, n->outputs[i]) : NULL;
     const nnp_cost c = nnp_node_cost(n, in, out);
     char xs[48], ws[32], ys[48];
     snprintf(xs, sizeof xs, "%lldx%lldx%lld", dim(in[0], 1), dim(in[0], 2), dim(in[0], 3));

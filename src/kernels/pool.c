@@ -144,3 +144,59 @@ void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nn
   pool_job j = {.hw = hw, .x = x, .y = y};
   nnp_threadpool_run(tp, gap_range, &j, planes);
 }
+
+/* Taps of output o along one axis that the divisor counts: inside the input, or with
+ * include_pad inside [-pb, n + pe). */
+static int64_t avg_count(int64_t o, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t n, bool incl) {
+  int64_t lo, hi;
+  if (incl) nnp_pool_taps(o, s, 0, k, n + pb + pe, &lo, &hi); /* the padded axis, from -pb */
+  else nnp_pool_taps(o, s, pb, k, n, &lo, &hi);
+  return hi > lo ? hi - lo : 0;
+}
+
+typedef struct avg_job {
+  const nnp_avgpool2d_desc *d;
+  const float *x;
+  float *y;
+} avg_job;
+
+/* One output row: every valid tap row, every kw, added over the outputs it covers
+ * (contiguous outputs: the compiler vectorises stride 1), then the divisor. */
+static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, float *yr) {
+  const nnp_pool2d_desc *d = &a->p;
+  int64_t h0, h1;
+  nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+  for (int64_t o = 0; o < d->ow; o++) yr[o] = 0.0f;
+  for (int64_t kh = h0; kh < h1; kh++) {
+    const float *row = xp + (oh * d->sh - d->ph + kh) * d->w;
+    for (int64_t kw = 0; kw < d->kw; kw++) {
+      const int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw; /* 0 <= o*sw - pw + kw < w */
+      if (last < 0) continue;
+      int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
+      if (hi > d->ow) hi = d->ow;
+      const int64_t off = kw - d->pw;
+      if (d->sw == 1)
+        for (int64_t o = lo; o < hi; o++) yr[o] += row[o + off];
+      else
+        for (int64_t o = lo; o < hi; o++) yr[o] += row[o * d->sw + off];
+    }
+  }
+  const int64_t ch = avg_count(oh, d->sh, d->ph, a->ph_end, d->kh, d->h, a->include_pad);
+  for (int64_t o = 0; o < d->ow; o++) {
+    const int64_t c = ch * avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
+    yr[o] = c > 0 ? yr[o] / (float)c : 0.0f;
+  }
+}
+
+static void avg_range(void *p, int64_t b, int64_t e) {
+  const avg_job *j = p;
+  const nnp_pool2d_desc *d = &j->d->p;
+  for (int64_t pl = b; pl < e; pl++)
+    for (int64_t oh = 0; oh < d->oh; oh++)
+      avg_row(j->d, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow);
+}
+
+void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
+  avg_job j = {.d = d, .x = x, .y = y};
+  nnp_threadpool_run(tp, avg_range, &j, d->p.planes);
+}

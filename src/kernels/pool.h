@@ -31,6 +31,18 @@ void nnp_maxpool_outputs_portable(const nnp_pool2d_desc *d, const float *xp, int
                                   float *yr);
 /* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */
 void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp);
+/* AveragePool 2-D, float32: the mean of each window's taps inside the input; the divisor
+ * is that count (include_pad 0) or the count of taps inside the padded input [-pb, in+pe)
+ * (include_pad 1; taps past the end padding, which ceil_mode can add, never count). A
+ * window wholly in padding gives 0. Summed in float in (kh, kw) order: the reference sums
+ * in double, so results agree within float rounding, not bit for bit. */
+typedef struct nnp_avgpool2d_desc {
+  nnp_pool2d_desc p;
+  int64_t ph_end, pw_end;
+  bool include_pad;
+} nnp_avgpool2d_desc;
+void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+
 /* y[p] = mean of plane p (planes of hw elements) */
 void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp);
 

@@ -1,5 +1,6 @@
-/* MaxPool (2-D, float32 or uint8, no indices output, no dilation, explicit or VALID padding) and
- * GlobalAveragePool (float32) -> kernels/pool.h. Everything else stays reference. */
+/* MaxPool (2-D, float32 or uint8, no indices output, no dilation, explicit or VALID padding),
+ * AveragePool (2-D, float32, the same windows) and GlobalAveragePool (float32) ->
+ * kernels/pool.h. Everything else stays reference. */
 #include <string.h>
 
 #include "kernels/dispatch.h"
@@ -11,7 +12,8 @@
 
 typedef struct fast_pool {
   nnp_pool2d_desc d;
-  bool global;
+  nnp_avgpool2d_desc avg; /* AveragePool: its desc (d unused) */
+  bool global, average;
   bool generic; /* the portable kernel whatever the dispatch table says */
 } fast_pool;
 
@@ -19,7 +21,8 @@ static void fast_pool_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
   const fast_pool *f = p;
-  if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  if (f->average) nnp_avgpool2d(&f->avg, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  else if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else if (ctx->in[0]->dtype == NNP_U8) nnp_maxpool2d_u8(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, f->generic, ctx->pool);
   return NNP_OK;
@@ -66,6 +69,32 @@ nnp_status nnp_maxpool2d_window(const nnp_node *node, nnp_pool2d_desc *d, bool *
   return NNP_OK;
 }
 
+/* AveragePool: MaxPool's window reader, plus the end pads and count_include_pad. */
+static nnp_status prepare_average(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  nnp_avgpool2d_desc a = {0};
+  bool ok;
+  NNP_TRY(nnp_maxpool2d_window(ctx->node, &a.p, &ok));
+  if (!ok) return NNP_OK;
+  const int64_t *v = NULL;
+  if (nnp_attr_ints(ctx->node, "pads", &v) == 4) {
+    a.ph_end = v[2];
+    a.pw_end = v[3];
+  }
+  if (a.ph_end < 0 || a.pw_end < 0) return NNP_OK;
+  a.include_pad = nnp_attr_int(ctx->node, "count_include_pad", 0) != 0;
+  a.p.planes = x->dims[0] * x->dims[1];
+  a.p.h = x->dims[2];
+  a.p.w = x->dims[3];
+  a.p.oh = y->dims[2];
+  a.p.ow = y->dims[3];
+  NNP_TRY(make(&a.p, false, generic, "pool.avg2d", out));
+  fast_pool *f = out->state;
+  f->avg = a;
+  f->average = true;
+  return NNP_OK;
+}
+
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
@@ -79,6 +108,8 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
     d.w = nnp_tensor_numel(x) / d.planes;
     return make(&d, true, generic, "pool.global_avg", out);
   }
+  if (!strcmp(ctx->node->op_type, "AveragePool") && x->dtype == NNP_F32 && x->rank == 4)
+    return prepare_average(ctx, generic, out);
   if (strcmp(ctx->node->op_type, "MaxPool") != 0 || x->rank != 4) return NNP_OK;
   if (ctx->n_out > 1 && ctx->out[1]) return NNP_OK; /* indices: the reference computes them */
   bool ok;

@@ -254,7 +254,8 @@ const nnp_op_info nnp_op_max_pool = {.name = "MaxPool", .min_inputs = 1, .max_in
                                      .prepare = nnp_prepare_pool};
 const nnp_op_info nnp_op_average_pool = {.name = "AveragePool", .min_inputs = 1, .max_inputs = 1,
                                          .min_outputs = 1, .max_outputs = 1,
-                                         .infer = infer_average_pool, .ref = ref_average_pool};
+                                         .infer = infer_average_pool, .ref = ref_average_pool,
+                                         .prepare = nnp_prepare_pool};
 
 /* ---------------------------------------------------------------------------------
  * GlobalMaxPool / GlobalAveragePool: reduce every (n, c) plane to one value. */

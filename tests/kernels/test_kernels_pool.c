@@ -1,4 +1,4 @@
-/* Fast MaxPool 2-D (float32 and uint8) and GlobalAveragePool against naive loops: random
+/* Fast MaxPool 2-D (float32 and uint8), AveragePool 2-D and GlobalAveragePool against naive loops: random
  * shapes, kernels, strides, pads (windows partly or wholly in the padding), threads 1..4. */
 #include <math.h>
 #include <string.h>
@@ -40,6 +40,31 @@ int main(void) {
       nnp_maxpool2d(&d, x, got, t >= 4, pools[t % 4]);
       CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d threads %d %s differs", trial, t % 4 + 1,
                 t >= 4 ? "portable" : "dispatched");
+    }
+    /* AveragePool on the same windows, both divisor rules, end pads 0..2 past what the
+     * window needs: against a double-summing oracle (the reference op's rule) */
+    for (int incl = 0; incl < 2; incl++) {
+      nnp_avgpool2d_desc a = {.p = d, .ph_end = kt_int(0, 2), .pw_end = kt_int(0, 2), .include_pad = incl};
+      for (int64_t p = 0; p < d.planes; p++)
+        for (int64_t oh = 0; oh < d.oh; oh++)
+          for (int64_t ow = 0; ow < d.ow; ow++) {
+            double sum = 0;
+            int64_t valid = 0, padded = 0;
+            for (int64_t kh = 0; kh < d.kh; kh++)
+              for (int64_t kw = 0; kw < d.kw; kw++) {
+                int64_t ih = oh * d.sh - d.ph + kh, iw = ow * d.sw - d.pw + kw;
+                if (ih >= -d.ph && ih < d.h + a.ph_end && iw >= -d.pw && iw < d.w + a.pw_end) padded++;
+                if (ih >= 0 && ih < d.h && iw >= 0 && iw < d.w) valid++, sum += x[(p * d.h + ih) * d.w + iw];
+              }
+            const int64_t cnt = incl ? padded : valid;
+            want[(p * d.oh + oh) * d.ow + ow] = cnt ? (float)(sum / (double)cnt) : 0.0f;
+          }
+      for (int t = 0; t < 4; t++) {
+        memset(got, 0, (size_t)ny * 4);
+        nnp_avgpool2d(&a, x, got, pools[t]);
+        CHECK_MSG(kt_max_err(got, want, ny) < 1e-6, "avgpool trial %d include_pad %d threads %d: err %g", trial,
+                  incl, t + 1, kt_max_err(got, want, ny));
+      }
     }
     /* uint8: the same windows on bytes (the naive max starts at 0, the identity for bytes) */
     uint8_t *xq = nnp_malloc((size_t)nx), *wq = nnp_malloc((size_t)ny), *gq = nnp_malloc((size_t)ny);
