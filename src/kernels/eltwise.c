@@ -95,3 +95,25 @@ void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, fl
   chan_job j = {.x = x, .s = s, .y = y, .C = C, .hw = hw, .s_per_image = s_per_image, .op = (int)op};
   nnp_threadpool_run(tp, chan_range, &j, planes);
 }
+
+typedef struct affine_job {
+  const float *x, *a, *b;
+  float *y;
+  int64_t C, hw;
+} affine_job;
+
+static void affine_range(void *p, int64_t b, int64_t e) {
+  const affine_job *j = p;
+  for (int64_t plane = b; plane < e; plane++) {
+    const float a = j->a[plane % j->C], c = j->b[plane % j->C];
+    const float *x = j->x + plane * j->hw;
+    float *y = j->y + plane * j->hw;
+    for (int64_t i = 0; i < j->hw; i++) y[i] = x[i] * a + c;
+  }
+}
+
+void nnp_eltwise_channel_affine(const float *x, const float *a, const float *b, float *y, int64_t planes, int64_t C,
+                                int64_t hw, nnp_threadpool *tp) {
+  affine_job j = {.x = x, .a = a, .b = b, .y = y, .C = C, .hw = hw};
+  nnp_threadpool_run(tp, affine_range, &j, planes);
+}

@@ -25,4 +25,9 @@ void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, 
 void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, float *y, int64_t planes, int64_t C,
                                 int64_t hw, int s_per_image, nnp_threadpool *tp);
 
+/* y[p][i] = x[p][i] * a[c] + b[c] over planes p = n * C + c of hw elements (inference
+ * BatchNormalization with its coefficients folded per channel). Split by planes. */
+void nnp_eltwise_channel_affine(const float *x, const float *a, const float *b, float *y, int64_t planes, int64_t C,
+                                int64_t hw, nnp_threadpool *tp);
+
 #endif

@@ -28,6 +28,7 @@ nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
  * (ops/fast_eltwise.c) */
 nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
 /* The op's prepare hook, NULL when there is none. There is one way for an op to have a

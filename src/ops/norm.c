@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 #define LD_PLAIN(p, i) ((double)(p)[i])
@@ -122,7 +123,7 @@ static nnp_status ref_batch_norm(nnp_op_ctx *ctx) {
 
 const nnp_op_info nnp_op_batch_normalization = {
     .name = "BatchNormalization", .min_inputs = 5, .max_inputs = 5, .min_outputs = 1,
-    .max_outputs = 5, .infer = infer_batch_norm, .ref = ref_batch_norm};
+    .max_outputs = 5, .infer = infer_batch_norm, .ref = ref_batch_norm, .prepare = nnp_prepare_batch_norm};
 
 /* ---------------------------------------------------------------------------------
  * InstanceNormalization: per (n, c) plane, y = (x - mean) / sqrt(var + eps) * scale + B

@@ -203,6 +203,35 @@ static void test_channel_broadcast(void) {
   }
 }
 
+/* BatchNormalization with constant per-channel parameters and no conv before it (no pass
+ * folds it): the fast per-channel kernel (ops/fast_eltwise.c) within float rounding of the
+ * reference, which keeps its coefficients in double. */
+static void test_fast_batch_norm(void) {
+  static const int64_t xd[] = {2, 5, 3, 4}, cd[] = {5};
+  Onnx__ModelProto *m = mb_model(15);
+  mb_input(m, "x", F32, 4, xd);
+  float *var = weights(5, 14);
+  for (int i = 0; i < 5; i++) var[i] = var[i] * var[i] + 0.1f;
+  mb_init_f32(m, "scale", 1, cd, weights(5, 11));
+  mb_init_f32(m, "bias", 1, cd, weights(5, 12));
+  mb_init_f32(m, "mean", 1, cd, weights(5, 13));
+  mb_init_f32(m, "var", 1, cd, var);
+  mb_node(m, "BatchNormalization", "bn", "x,scale,bias,mean,var", "y");
+  mb_output(m, "y", F32);
+  nnp_graph *g = load(m);
+  if (g) {
+    result ref, fast;
+    run(g, 0, false, &ref);
+    g_fast_kernels = true;
+    run(g, 0, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(ref.n_out == 120 && max_diff(&ref, &fast) < 1e-5, "fast BatchNormalization differs by %g",
+              max_diff(&ref, &fast));
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
 /* x -> Gemm(transB) -> Sigmoid -> y. */
 static void test_fuse_gemm(void) {
   const int64_t xd[] = {3, 5}, wd[] = {4, 5}, cd[] = {4};
@@ -583,6 +612,7 @@ int main(void) {
   test_fuse_activation();
   test_fuse_hard_swish_pattern();
   test_channel_broadcast();
+  test_fast_batch_norm();
   test_fuse_gemm();
   test_fuse_residual();
   test_fold_batchnorm();
