@@ -10,7 +10,7 @@
 #include "ops/op_util.h"
 
 static bool binary_op(int64_t op) { return op >= NNP_EW_ADD && op <= NNP_EW_RDIV; }
-static bool unary_op(int64_t op) { return op >= NNP_EW_RELU && op <= NNP_EW_HARD_SWISH; }
+static bool unary_op(int64_t op) { return op >= NNP_EW_RELU && op <= NNP_EW_ERF; }
 
 static nnp_status read_program(const nnp_op_ctx *ctx, const int64_t **prog, int *n, const float **params) {
   int np = nnp_attr_ints(ctx->node, "program", prog);
@@ -75,6 +75,7 @@ static nnp_status ref_fused_elementwise(nnp_op_ctx *ctx) {
       case NNP_EW_RELU: LOOP(a < 0 ? 0.0f : a) break;
       case NNP_EW_SIGMOID: LOOP(a >= 0 ? 1.0f / (1.0f + expf(-a)) : expf(a) / (1.0f + expf(a))) break;
       case NNP_EW_TANH: LOOP(tanhf(a)) break;
+      case NNP_EW_ERF: LOOP(erff(a)) break;
       case NNP_EW_NEG: LOOP(-a) break;
       case NNP_EW_CLIP: LOOP((a < lo ? lo : a) > hi ? hi : (a < lo ? lo : a)) break;
       case NNP_EW_HARD_SWISH: {

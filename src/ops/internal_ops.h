@@ -56,7 +56,8 @@ extern const nnp_op_info nnp_op_blocked_global_average_pool;
  * every other input has it too or holds one element. float32. */
 typedef enum nnp_ew_opcode {
   NNP_EW_ADD = 1, NNP_EW_SUB, NNP_EW_RSUB, NNP_EW_MUL, NNP_EW_DIV, NNP_EW_RDIV,
-  NNP_EW_RELU = 10, NNP_EW_SIGMOID, NNP_EW_TANH, NNP_EW_NEG, NNP_EW_CLIP, NNP_EW_HARD_SWISH
+  NNP_EW_RELU = 10, NNP_EW_SIGMOID, NNP_EW_TANH, NNP_EW_NEG, NNP_EW_CLIP, NNP_EW_HARD_SWISH,
+  NNP_EW_ERF /* GELU's erf (ViT, Swin): the whole x * 0.5 * (1 + erf(x / sqrt 2)) becomes one program */
 } nnp_ew_opcode;
 
 /* Activation kinds of the fused epilogue: nnp_act of kernels/epilogue.h, shared with the

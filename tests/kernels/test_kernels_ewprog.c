@@ -16,7 +16,7 @@
 
 static const int64_t opcodes[] = {NNP_EW_ADD,  NNP_EW_SUB,     NNP_EW_RSUB, NNP_EW_MUL,  NNP_EW_DIV,
                                   NNP_EW_RDIV, NNP_EW_RELU,    NNP_EW_SIGMOID, NNP_EW_NEG, NNP_EW_CLIP,
-                                  NNP_EW_HARD_SWISH};
+                                  NNP_EW_HARD_SWISH, NNP_EW_ERF};
 
 static float ref_op(int64_t op, float a, float b, float lo, float hi) {
   switch (op) {
@@ -30,6 +30,7 @@ static float ref_op(int64_t op, float a, float b, float lo, float hi) {
     case NNP_EW_SIGMOID: return a >= 0 ? 1.0f / (1.0f + expf(-a)) : expf(a) / (1.0f + expf(a));
     case NNP_EW_NEG: return -a;
     case NNP_EW_CLIP: return (a < lo ? lo : a) > hi ? hi : (a < lo ? lo : a);
+    case NNP_EW_ERF: return erff(a);
     default: { /* HardSwish */
       float t = a * (1.0f / 6.0f) + 0.5f;
       return a * (t < 0 ? 0.0f : (t > 1 ? 1.0f : t));
@@ -50,11 +51,11 @@ static void one_case(int trial) {
   float *got = nnp_malloc((size_t)len * 4);
   for (int64_t i = 0; i < len; i++) x[i] = 8.0f * kt_float(); /* sigmoid's whole range */
   for (int k = 0; k < n; k++) {
-    prog[2 * k] = opcodes[kt_int(0, 10)];
+    prog[2 * k] = opcodes[kt_int(0, 11)];
     /* a divisor near zero after Sigmoid's last-bit difference amplifies it past any
      * fixed tolerance (conditioning, not the kernel): divisions come before any Sigmoid */
     for (int q = 0; q < k; q++)
-      if (prog[2 * q] == NNP_EW_SIGMOID && divides(prog[2 * k])) prog[2 * k] = NNP_EW_MUL;
+      if ((prog[2 * q] == NNP_EW_SIGMOID || prog[2 * q] == NNP_EW_ERF) && divides(prog[2 * k])) prog[2 * k] = NNP_EW_MUL;
     prog[2 * k + 1] = prog[2 * k] < NNP_EW_RELU ? k + 1 : -1;
     params[2 * k] = -0.5f, params[2 * k + 1] = 0.8f;
     ops[k] = nnp_malloc((size_t)len * 4);

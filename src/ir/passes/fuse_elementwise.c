@@ -28,6 +28,7 @@ static int opcode_of(int op, bool acc_first) {
     case NNP_OP_RELU: return NNP_EW_RELU;
     case NNP_OP_SIGMOID: return NNP_EW_SIGMOID;
     case NNP_OP_TANH: return NNP_EW_TANH;
+    case NNP_OP_ERF: return NNP_EW_ERF;
     case NNP_OP_NEG: return NNP_EW_NEG;
     case NNP_OP_CLIP: return NNP_EW_CLIP;
     case NNP_OP_HARD_SWISH: return NNP_EW_HARD_SWISH;
