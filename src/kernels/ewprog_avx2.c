@@ -7,6 +7,10 @@
 
 #include "ops/internal_ops.h"
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include "kernels/exp_avx2.h"
+#endif
+
 bool nnp_ewprog_covered(const int64_t *op, int n) {
   for (int k = 0; k < n; k++)
     if (op[2 * k] == NNP_EW_TANH) return false;
@@ -14,28 +18,9 @@ bool nnp_ewprog_covered(const int64_t *op, int n) {
 }
 
 #if defined(__AVX2__) && defined(__FMA__)
-/* e^x, Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-5 polynomial, 2^n
- * in the exponent bits. Inputs clamped to +-88.38 (e^x stays finite). */
-static inline __m256 exp8(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-88.3762626647949f)), _mm256_set1_ps(88.3762626647949f));
-  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
 static inline __m256 sigmoid8(__m256 a) {
   const __m256 one = _mm256_set1_ps(1.0f);
-  return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), a))));
+  return _mm256_div_ps(one, _mm256_add_ps(one, nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), a))));
 }
 
 /* erf(x) by Abramowitz and Stegun 7.1.26 (absolute error under 1.5e-7; erff's own is
@@ -50,7 +35,7 @@ static inline __m256 erf8(__m256 a) {
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
-  const __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(x, x)));
+  const __m256 e = nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(x, x)));
   const __m256 y = _mm256_fnmadd_ps(_mm256_mul_ps(p, t), e, one);
   return _mm256_or_ps(y, sign);
 }

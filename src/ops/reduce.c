@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "kernels/dispatch.h"
+#include "kernels/softmax.h"
+#include "nnperf/alloc.h"
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 /* Loads and stores for the generated kernels: identity casts, except half floats. */
@@ -164,11 +168,45 @@ static nnp_status softmax_run(nnp_op_ctx *ctx, bool log_out) {
 }
 
 static nnp_status ref_softmax(nnp_op_ctx *ctx) { return softmax_run(ctx, false); }
+
+/* float32 Softmax over contiguous rows (the last axis, or opset < 13's flattened trailing
+ * block) on the AVX2 rows of kernels/softmax.h, where the FusedElementwise family runs AVX2
+ * (the same vector exp). */
+typedef struct fast_softmax {
+  int64_t rows, n;
+} fast_softmax;
+
+static void fast_softmax_destroy(void *p) { nnp_free(p); }
+
+static nnp_status fast_softmax_run(void *p, nnp_op_ctx *ctx) {
+  const fast_softmax *f = p;
+  nnp_softmax_rows_avx2(ctx->in[0]->data, ctx->out[0]->data, f->rows, f->n, ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status prepare_softmax(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0];
+  if (x->dtype != NNP_F32 || nnp_tensor_numel(x) == 0 || nnp_dispatch_portable(NNP_KF_FUSED_ELTWISE, generic))
+    return NNP_OK;
+  sm_geom g;
+  NNP_TRY(softmax_geom((nnp_op_ctx *)ctx, &g));
+  if (g.inner != 1) return NNP_OK;
+  fast_softmax *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing Softmax");
+  f->rows = g.outer;
+  f->n = g.n;
+  out->run = fast_softmax_run;
+  out->destroy = fast_softmax_destroy;
+  out->state = f;
+  out->name = "softmax.avx2";
+  return NNP_OK;
+}
 static nnp_status ref_log_softmax(nnp_op_ctx *ctx) { return softmax_run(ctx, true); }
 
 const nnp_op_info nnp_op_softmax = {.name = "Softmax", .min_inputs = 1, .max_inputs = 1,
                                     .min_outputs = 1, .max_outputs = 1,
-                                    .infer = infer_softmax, .ref = ref_softmax};
+                                    .infer = infer_softmax, .ref = ref_softmax, .prepare = prepare_softmax};
 const nnp_op_info nnp_op_log_softmax = {.name = "LogSoftmax", .min_inputs = 1, .max_inputs = 1,
                                         .min_outputs = 1, .max_outputs = 1,
                                         .infer = infer_softmax, .ref = ref_log_softmax};

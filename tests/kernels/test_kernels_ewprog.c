@@ -10,6 +10,7 @@
 #include "kernel_test_util.h"
 #include "kernels/cpu.h"
 #include "kernels/ewprog.h"
+#include "kernels/softmax.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 #include "test.h"
@@ -119,6 +120,35 @@ static void silu_case(int trial) {
   nnp_free(x), nnp_free(got);
 }
 
+/* Softmax rows (kernels/softmax.h, the same vector exp) against double sums of expf:
+ * row lengths 1..300 (ragged ends), large and negative values, threads 1..3. */
+static void softmax_cases(void) {
+  nnp_threadpool *tp = NULL;
+  CHECK_OK(nnp_threadpool_create(3, &tp));
+  for (int trial = 0; trial < 200; trial++) {
+    const int64_t n = kt_int(1, 300), rows = kt_int(1, 5);
+    float *x = nnp_malloc((size_t)(n * rows) * 4), *want = nnp_malloc((size_t)(n * rows) * 4);
+    float *got = nnp_malloc((size_t)(n * rows) * 4);
+    for (int64_t i = 0; i < n * rows; i++) x[i] = (trial % 3 ? 8.0f : 60.0f) * kt_float() - (trial % 5 ? 0 : 30.0f);
+    for (int64_t r = 0; r < rows; r++) {
+      const float *xr = x + r * n;
+      float mx = xr[0];
+      for (int64_t i = 1; i < n; i++) mx = xr[i] > mx ? xr[i] : mx;
+      double sum = 0;
+      for (int64_t i = 0; i < n; i++) sum += expf(xr[i] - mx);
+      for (int64_t i = 0; i < n; i++) want[r * n + i] = (float)(expf(xr[i] - mx) / sum);
+    }
+    nnp_softmax_rows_avx2(x, got, rows, n, trial % 2 ? tp : NULL);
+    CHECK_MSG(kt_max_err(got, want, n * rows) < 1e-6, "softmax trial %d n %lld rows %lld: err %g", trial,
+              (long long)n, (long long)rows, kt_max_err(got, want, n * rows));
+    nnp_free(x);
+    nnp_free(want);
+    nnp_free(got);
+  }
+  nnp_threadpool_destroy(tp);
+  printf("softmax rows vs double sums: 200 cases\n");
+}
+
 int main(void) {
   if (!nnp_cpu_has_avx2_fma()) {
     printf("skip: the FusedElementwise kernel needs AVX2 + FMA\n");
@@ -127,5 +157,6 @@ int main(void) {
   for (int trial = 0; trial < 3000; trial++) one_case(trial);
   for (int trial = 0; trial < 400; trial++) silu_case(trial);
   printf("FusedElementwise AVX2 vs reference: 3000 programs, 400 SiLU ranges\n");
+  softmax_cases();
   TEST_MAIN_END();
 }
