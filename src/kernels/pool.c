@@ -13,6 +13,15 @@ typedef struct pool_job {
   bool avx2; /* float MaxPool rows by nnp_maxpool_row_avx2 */
 } pool_job;
 
+/* The outputs [*lo, *hi) of a row that column tap kw reaches inside the input row:
+ * 0 <= o*sw - pw + kw < w. Empty (*lo >= *hi) when the tap never lands in the row. */
+static void tap_outputs(const nnp_pool2d_desc *d, int64_t kw, int64_t *lo, int64_t *hi) {
+  const int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw;
+  *lo = first > 0 ? (first + d->sw - 1) / d->sw : 0;
+  *hi = last < 0 ? 0 : last / d->sw + 1;
+  if (*hi > d->ow) *hi = d->ow;
+}
+
 /* float32, row by row: each output starts from its first valid tap (a NaN there stays,
  * as in the reference), then every tap in (kh, kw) order updates the outputs it covers
  * with `v > best ? v : best` (a later NaN never wins, ties keep the first tap: the
@@ -31,11 +40,8 @@ void nnp_maxpool_row_portable(const nnp_pool2d_desc *d, const float *xp, int64_t
   for (int64_t kh = h0; kh < h1; kh++) {
     const float *row = xp + (ihs + kh) * d->w;
     for (int64_t kw = 0; kw < d->kw; kw++) {
-      /* outputs o with 0 <= o*sw - pw + kw < w */
-      const int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw;
-      if (last < 0) continue;
-      int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
-      if (hi > d->ow) hi = d->ow;
+      int64_t lo, hi;
+      tap_outputs(d, kw, &lo, &hi);
       const int64_t off = kw - d->pw;
       if (d->sw == 1)
         for (int64_t o = lo; o < hi; o++) yr[o] = row[o + off] > yr[o] ? row[o + off] : yr[o];
@@ -96,11 +102,9 @@ static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
       for (int64_t kh = h0; kh < h1; kh++) {
         const uint8_t *row = xp + (oh * d->sh - d->ph + kh) * d->w;
         for (int64_t kw = 0; kw < d->kw; kw++) {
-          /* outputs o with 0 <= o*sw - pw + kw < w */
-          int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw;
-          if (last < 0) continue;
-          int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
-          if (hi > d->ow) hi = d->ow;
+          int64_t lo, hi;
+          tap_outputs(d, kw, &lo, &hi);
+          if (lo >= hi) continue;
           const uint8_t *src = row + kw - d->pw;
           if (d->sw == 1)
             for (int64_t o = lo; o < hi; o++) yr[o] = src[o] > yr[o] ? src[o] : yr[o];
@@ -170,10 +174,8 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
   for (int64_t kh = h0; kh < h1; kh++) {
     const float *row = xp + (oh * d->sh - d->ph + kh) * d->w;
     for (int64_t kw = 0; kw < d->kw; kw++) {
-      const int64_t first = d->pw - kw, last = d->w - 1 + d->pw - kw; /* 0 <= o*sw - pw + kw < w */
-      if (last < 0) continue;
-      int64_t lo = first > 0 ? (first + d->sw - 1) / d->sw : 0, hi = last / d->sw + 1;
-      if (hi > d->ow) hi = d->ow;
+      int64_t lo, hi;
+      tap_outputs(d, kw, &lo, &hi);
       const int64_t off = kw - d->pw;
       if (d->sw == 1)
         for (int64_t o = lo; o < hi; o++) yr[o] += row[o + off];
