@@ -8,6 +8,7 @@
  * 1x1 downsample) times its count. Asserts nothing.
  * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it]
  *                          [auto|direct|im2col: the dense algorithm where the direct kernel applies;
+ *                           winograd: NCHW Winograd wherever it applies (AVX2 CPUs);
  *                           blocked: the NCHW16c kernel (kernels/blocked_conv.h) the models run by default] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,14 @@ static const layer layers[] = {
     {"rn18 3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 1},
     {"rn18 1x1 s2 256->512 14", 256, 14, 512, 1, 2, 1, 1},
     {"rn18 conv3x3 512ch 7", 512, 7, 512, 3, 1, 1, 3},
+    {"sqz10 3x3 16->64 54", 16, 54, 64, 3, 1, 1, 0},
+    {"sqz10 3x3 48->192 27", 48, 27, 192, 3, 1, 1, 0},
+    {"sqz10 3x3 64->256 13", 64, 13, 256, 3, 1, 1, 0},
+    {"dn121 3x3 128->32 56", 128, 56, 32, 3, 1, 1, 0},
+    {"dn121 3x3 128->32 14", 128, 14, 32, 3, 1, 1, 0},
+    {"dn121 3x3 128->32 7", 128, 7, 32, 3, 1, 1, 0},
+    {"incv3 3x3 64->96 35", 64, 35, 96, 3, 1, 1, 0},
+    {"incv3 3x3 384->384 8", 384, 8, 384, 3, 1, 1, 0},
 };
 
 int main(int argc, char **argv) {
@@ -90,11 +99,12 @@ int main(int argc, char **argv) {
   int64_t batch = argc > 2 ? atoll(argv[2]) : 1;
   const char *how = argc > 4 ? argv[4] : "auto";
   const bool blocked = !strcmp(how, "blocked");
-  nnp_conv_pick pick = !strcmp(how, "direct")   ? NNP_CONV_PICK_DIRECT
-                       : !strcmp(how, "im2col") ? NNP_CONV_PICK_GEMM
-                                                : NNP_CONV_PICK_AUTO;
+  nnp_conv_pick pick = !strcmp(how, "direct")     ? NNP_CONV_PICK_DIRECT
+                       : !strcmp(how, "im2col")   ? NNP_CONV_PICK_GEMM
+                       : !strcmp(how, "winograd") ? NNP_CONV_PICK_WINOGRAD
+                                                  : NNP_CONV_PICK_AUTO;
   if (threads < 1 || batch < 1 || (pick == NNP_CONV_PICK_AUTO && strcmp(how, "auto") && !blocked)) {
-    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1] [filter] [auto|direct|im2col|blocked]\n");
+    fprintf(stderr, "usage: bench_conv_layers [threads >= 1] [batch >= 1] [filter] [auto|direct|im2col|winograd|blocked]\n");
     return 2;
   }
   nnp_threadpool *tp = NULL;

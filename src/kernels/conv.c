@@ -5,6 +5,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/dconv.h"
 #include "kernels/dwconv.h"
+#include "kernels/winograd_nchw.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 
@@ -15,6 +16,7 @@ struct nnp_conv2d_kernel {
   int64_t mg, cg, ckk, P;  /* per group: output channels, input channels, K; positions */
   float *wpack;           /* GEMM: group g's packed A at g * a_floats; depthwise: W copy */
   nnp_dconv *dc;          /* direct: its packed weights and masks */
+  nnp_wnc *wnc;           /* Winograd: its transformed, packed weights */
   /* depthwise: the kernel for this CPU (generic, AVX2 or AVX-512), chosen once */
   void (*dw)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *, int64_t, int64_t);
   size_t a_floats, b_floats;
@@ -28,6 +30,7 @@ const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k) {
   static const char *names[3][3] = {{"conv2d.depthwise.avx512", "conv2d.gemm1x1.avx512", "conv2d.im2col.avx512"},
                                     {"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
                                     {"conv2d.depthwise.generic", "conv2d.gemm1x1.generic", "conv2d.im2col.generic"}};
+  if (k->algo == NNP_CONV_WINOGRAD) return "conv2d.winograd.avx2";
   if (k->algo == NNP_CONV_DIRECT)
     return k->dc->isa == NNP_DCONV_AVX512 ? "conv2d.direct.avx512"
            : k->dc->isa == NNP_DCONV_AVX2 ? "conv2d.direct.avx2"
@@ -40,11 +43,22 @@ void nnp_conv2d_destroy(nnp_conv2d_kernel *k) {
   if (!k) return;
   nnp_aligned_free(k->wpack);
   nnp_dconv_destroy(k->dc);
+  nnp_wnc_destroy(k->wnc);
   nnp_free(k);
 }
 
 nnp_status nnp_conv2d_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv2d_kernel **out) {
   return nnp_conv2d_prepare_pick(d, w, generic, NNP_CONV_PICK_AUTO, out);
+}
+
+/* NCHW Winograd runs where the dispatch table says AVX2 (on AVX-512 CPUs dense 3x3
+ * layers take the blocked layout and its own Winograd, kernels/winograd.h); AUTO where
+ * it pays, WINOGRAD wherever its shape applies (tests), never when another algorithm
+ * is forced. */
+static bool winograd_picked(const nnp_conv2d_desc *d, nnp_conv_pick pick) {
+  if (nnp_dispatch_isa(NNP_KF_WINOGRAD) != NNP_ISA_AVX2 || !nnp_wnc_avx2_built()) return false;
+  if (pick == NNP_CONV_PICK_WINOGRAD) return nnp_wnc_applies(d);
+  return pick == NNP_CONV_PICK_AUTO && nnp_wnc_pays(d);
 }
 
 nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv_pick pick,
@@ -64,9 +78,11 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
   else if (d->kh == 1 && d->kw == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0 && d->oh == d->h &&
            d->ow == d->w)
     k->algo = NNP_CONV_GEMM_1X1;
+  else if (!generic && winograd_picked(d, pick))
+    k->algo = NNP_CONV_WINOGRAD;
   else if (((d->group == 1 && d->sh == 1) || k->generic || nnp_dispatch_isa(NNP_KF_DIRECT_CONV) < NNP_ISA_AVX512) && /* AVX-512: group 1, stride 1 */
            (pick == NNP_CONV_PICK_DIRECT ? nnp_conv2d_direct_applies(d)
-                                         : pick == NNP_CONV_PICK_AUTO && nnp_conv2d_direct_pays(d)))
+                                         : (pick == NNP_CONV_PICK_AUTO || pick == NNP_CONV_PICK_WINOGRAD) && nnp_conv2d_direct_pays(d)))
     k->algo = NNP_CONV_DIRECT;
   else k->algo = NNP_CONV_IM2COL;
   k->generic = nnp_dispatch_portable(k->algo == NNP_CONV_DEPTHWISE ? NNP_KF_DEPTHWISE
@@ -81,6 +97,12 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     k->dw = k->generic ? nnp_dwconv_planes_generic
             : nnp_dispatch_isa(NNP_KF_DEPTHWISE) == NNP_ISA_AVX512 ? nnp_dwconv_planes_avx512
                                     : nnp_dwconv_planes_avx2;
+  } else if (k->algo == NNP_CONV_WINOGRAD) {
+    nnp_status s = nnp_wnc_prepare(d, w, false, &k->wnc);
+    if (s != NNP_OK) {
+      nnp_conv2d_destroy(k);
+      return s;
+    }
   } else if (k->algo == NNP_CONV_DIRECT) {
     nnp_isa table = nnp_dispatch_isa(NNP_KF_DIRECT_CONV);
     nnp_dconv_isa isa = k->generic                  ? NNP_DCONV_GENERIC
@@ -107,6 +129,7 @@ oom:
 }
 
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
+  if (k->algo == NNP_CONV_WINOGRAD) return nnp_wnc_scratch_bytes(k->wnc); /* V and M of an image */
   if (k->algo == NNP_CONV_DIRECT && nnp_dconv_scratch_floats(k->dc)) /* its phase planes */
     return nnp_dconv_scratch_floats(k->dc) * sizeof(float);
   if (k->algo == NNP_CONV_DEPTHWISE || k->algo == NNP_CONV_DIRECT) /* a copy of X, used only when Y aliases X */
@@ -321,6 +344,10 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     }
     dw_job j = {.k = k, .x = x, .y = y, .ep = ep};
     nnp_threadpool_run(tp, dw_range, &j, d->n * d->c);
+    return;
+  }
+  if (k->algo == NNP_CONV_WINOGRAD) {
+    nnp_wnc_run(k->wnc, x, y, ep, scratch, tp);
     return;
   }
   if (k->algo == NNP_CONV_DIRECT) {

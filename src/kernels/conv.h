@@ -4,6 +4,8 @@
  *  - depthwise (group == C == M): a direct kernel per channel plane (kernels/dwconv.h),
  *    any kernel size, stride, padding and dilation;
  *  - 1x1, stride 1, no padding: GEMM straight on X (packed per run);
+ *  - dense 3x3 stride-1 layers where the dispatch table runs NCHW Winograd (AVX2 CPUs
+ *    without AVX-512) and it pays: Winograd F(2x2, 3x3) (kernels/winograd_nchw.h);
  *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 7x7: the direct
  *    kernel (kernels/dconv.h), which reads X in place, no im2col;
  *  - otherwise im2col written directly in the packed-B layout, then the packed GEMM;
@@ -29,12 +31,20 @@ typedef struct nnp_conv2d_desc {
   int64_t group;
 } nnp_conv2d_desc;
 
-typedef enum nnp_conv_algo { NNP_CONV_DEPTHWISE, NNP_CONV_GEMM_1X1, NNP_CONV_IM2COL, NNP_CONV_DIRECT } nnp_conv_algo;
+typedef enum nnp_conv_algo {
+  NNP_CONV_DEPTHWISE,
+  NNP_CONV_GEMM_1X1,
+  NNP_CONV_IM2COL,
+  NNP_CONV_DIRECT,
+  NNP_CONV_WINOGRAD /* NCHW Winograd F(2x2, 3x3) (kernels/winograd_nchw.h), AVX2 CPUs */
+} nnp_conv_algo;
 
 /* Which dense algorithm nnp_conv2d_prepare_pick takes where the direct kernel applies
  * (nnp_conv2d_direct_applies): AUTO where it pays (nnp_conv2d_direct_pays), DIRECT always,
- * GEMM never (im2col + GEMM). Tests and bench_conv_layers force one to compare them. */
-typedef enum nnp_conv_pick { NNP_CONV_PICK_AUTO, NNP_CONV_PICK_DIRECT, NNP_CONV_PICK_GEMM } nnp_conv_pick;
+ * GEMM never (im2col + GEMM), WINOGRAD the NCHW Winograd kernel wherever its shape
+ * applies and the dispatch table runs it (else as AUTO). Tests and bench_conv_layers
+ * force one to compare them; AUTO takes Winograd where nnp_wnc_pays says so. */
+typedef enum nnp_conv_pick { NNP_CONV_PICK_AUTO, NNP_CONV_PICK_DIRECT, NNP_CONV_PICK_GEMM, NNP_CONV_PICK_WINOGRAD } nnp_conv_pick;
 
 typedef struct nnp_conv2d_kernel nnp_conv2d_kernel;
 

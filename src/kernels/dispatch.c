@@ -15,7 +15,9 @@ void nnp_cpu_dispatch_fill(const nnp_cpu_features *f, bool no_winograd, nnp_cpu_
   /* the blocked tiles exist for AVX-512 only; elsewhere their portable C stays correct but
    * never pays, which is why the layout pass follows this entry */
   t[NNP_KF_BLOCKED_CONV] = t[NNP_KF_BLOCKED_POOL] = avx512 ? NNP_ISA_AVX512 : NNP_ISA_GENERIC;
-  t[NNP_KF_WINOGRAD] = avx512 && !no_winograd ? NNP_ISA_AVX512 : NNP_ISA_OFF;
+  /* AVX-512: the blocked kernel (kernels/winograd.h); AVX2 only: the NCHW one
+   * (kernels/winograd_nchw.h), since there is no blocked layout there */
+  t[NNP_KF_WINOGRAD] = no_winograd ? NNP_ISA_OFF : dense == NNP_ISA_GENERIC ? NNP_ISA_OFF : dense;
   t[NNP_KF_ELTWISE] = NNP_ISA_GENERIC;
   t[NNP_KF_POOL] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC; /* float MaxPool rows (pool_avx2.c) */
   t[NNP_KF_FUSED_ELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_OFF; /* else the reference interprets */

@@ -33,7 +33,7 @@ typedef enum nnp_kernel_family {
   NNP_KF_BLOCKED_CONV,  /* NCHW16c conv (kernels/blocked_conv*); AVX512 here also turns
                          * the blocked-layout pass on (the only place its tile pays) */
   NNP_KF_BLOCKED_POOL,  /* NCHW16c max pool (kernels/blocked_pool*) */
-  NNP_KF_WINOGRAD,      /* Winograd F(2x2, 3x3), 3x3 stride 1: AVX512 or OFF */
+  NNP_KF_WINOGRAD,      /* Winograd F(2x2, 3x3), 3x3 stride 1: AVX512 (blocked), AVX2 (NCHW) or OFF */
   NNP_KF_ELTWISE,       /* Relu/Clip/Sigmoid/HardSwish, same-shape Add/Mul: portable C only */
   NNP_KF_FUSED_ELTWISE, /* FusedElementwise programs (kernels/ewprog*): AVX2 or OFF */
   NNP_KF_POOL,          /* NCHW pools (kernels/pool.c): float MaxPool rows on AVX2, the rest portable C */

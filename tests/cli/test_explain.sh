@@ -103,7 +103,7 @@ if "$nnperf" inspect zoo:tiny --summary --profile --runs 1 --threads 2 > "$work/
   # the table the kernel names came from (kernels/dispatch.h), under the generic override
   # every family portable or off
   if NNP_CPU_FEATURES=generic "$nnperf" inspect zoo:tiny --profile --runs 1 > "$work/prof_generic" 2>&1 &&
-     grep -qE "^kernel dispatch +gemm (avx512|avx2|generic), .*winograd (avx512|off), " "$work/prof" &&
+     grep -qE "^kernel dispatch +gemm (avx512|avx2|generic), .*winograd (avx512|avx2|off), " "$work/prof" &&
      grep -E "^kernel dispatch " "$work/prof_generic" | grep -qvE "avx" ; then
     ok "inspect --profile prints the dispatch table"
   else

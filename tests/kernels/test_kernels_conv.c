@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "conv_naive.h"
 #include "kernel_test_util.h"
 #include "kernels/conv.h"
 #include "kernels/cpu.h"
@@ -13,30 +14,6 @@
 #include "kernels/dwconv.h"
 #include "nnperf/alloc.h"
 #include "test.h"
-
-static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, const nnp_epilogue *ep, float *y) {
-  int64_t cg = d->c / d->group, mg = d->m / d->group, P = d->oh * d->ow;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t m = 0; m < d->m; m++)
-      for (int64_t oh = 0; oh < d->oh; oh++)
-        for (int64_t ow = 0; ow < d->ow; ow++) {
-          double acc = 0;
-          int64_t g = m / mg;
-          for (int64_t ic = 0; ic < cg; ic++)
-            for (int64_t kh = 0; kh < d->kh; kh++)
-              for (int64_t kw = 0; kw < d->kw; kw++) {
-                int64_t ih = oh * d->sh - d->ph + kh * d->dh, iw = ow * d->sw - d->pw + kw * d->dw;
-                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
-                acc += (double)x[((n * d->c + g * cg + ic) * d->h + ih) * d->w + iw] *
-                       w[((m * cg + ic) * d->kh + kh) * d->kw + kw];
-              }
-          /* the epilogue as nnp_conv2d_run defines it: rows are channels of image n */
-          nnp_epilogue loc = *ep;
-          if (loc.residual) loc.residual += n * d->m * P;
-          loc.ld_res = P;
-          y[(n * d->m + m) * P + oh * d->ow + ow] = nnp_epilogue_apply(&loc, m, oh * d->ow + ow, (float)acc);
-        }
-}
 
 static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const *pools, bool res_in_y) {
   int kind = d->group == d->c && d->group == d->m ? 0 : 1;
@@ -54,7 +31,7 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
     ep.bias_kind = NNP_BIAS_ROW;
   }
   if (trial % 2 || res_in_y) ep.residual = res;
-  naive(d, x, w, &ep, want);
+  kt_conv_naive(d, x, w, &ep, want);
   /* in-place only where Y has X's size */
   bool inplace = nx == ny && trial % 4 == 3 && !res_in_y;
   for (int generic = 0; generic < 2; generic++) {
@@ -153,7 +130,7 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
     ep.bias_kind = NNP_BIAS_ROW;
   }
   if (ev >= 6) ep.residual = res;
-  naive(d, x, w, &ep, want);
+  kt_conv_naive(d, x, w, &ep, want);
   const nnp_epilogue *epp = ev == 0 ? NULL : &ep;
   static const char *isa_name[3] = {"generic", "avx2", "avx512"};
   bool have[3] = {true, nnp_cpu_has_avx2_fma(), nnp_cpu_has_avx512f()};
