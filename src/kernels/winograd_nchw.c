@@ -47,16 +47,19 @@ static nnp_wnc_geom geometry(const nnp_conv2d_desc *d) {
  * transform costs per input channel and the output one per output channel, so few
  * output channels (16-31) pay only on planes of 28x28 and more with at most 64 inputs,
  * 32-63 outputs with at most 64 inputs (32 on planes under 14x14) or on 28x28 planes,
- * 64 and more with 32 inputs (16 from 14x14 up). Never when V and M of an image pass
- * WNC_MAX_SCRATCH (56x56, 16 -> 512 channels: 27 MB, 1.3-1.5x slower: the products
- * stream M from memory). */
-#define WNC_MAX_SCRATCH (16 << 20)
+ * 64 and more with 32 inputs, or 16 from 14x14 up with at most 256 outputs (56x56, 16
+ * -> 512 channels was 1.3-1.5x slower: the output transform of 512 channels and M,
+ * 27 MB, streamed from memory, against products over 16 inputs). Never where V and M
+ * of one image would pass WNC_MAX_SCRATCH: they are the plan's scratch, and on large
+ * images (a 512x512 plane of 64 channels: 537 MB) the direct kernel, which needs none,
+ * stays (bands of tile rows would lift this). */
+#define WNC_MAX_SCRATCH ((int64_t)64 << 20)
 bool nnp_wnc_pays(const nnp_conv2d_desc *d) {
   if (!nnp_wnc_applies(d) || d->oh < 7 || d->ow < 7 || d->c < 16 || d->m < 16) return false;
   const nnp_wnc_geom g = geometry(d);
   if ((int64_t)sizeof(float) * POS * (d->c + d->m) * g.ldt > WNC_MAX_SCRATCH) return false;
   const int64_t plane = d->oh * d->ow;
-  if (d->m >= 64) return d->c >= 32 || plane >= 14 * 14;
+  if (d->m >= 64) return d->c >= 32 || (plane >= 14 * 14 && d->m <= 256);
   if (d->m >= 32) return (d->c <= 64 && (d->c >= 32 || plane >= 14 * 14)) || plane >= 28 * 28;
   return plane >= 28 * 28 && d->c <= 64;
 }

@@ -157,6 +157,23 @@ int main(void) {
   CHECK(!nnp_wnc_applies(&no));
   no.dw = 1, no.ow = 11, no.pw = 2;
   CHECK(!nnp_wnc_applies(&no));
+  /* the rule of nnp_wnc_pays at its edges (kernels.md's grid) */
+  nnp_conv2d_desc r18 = {.n = 1, .c = 64, .h = 56, .w = 56, .m = 64, .oh = 56, .ow = 56, .kh = 3, .kw = 3,
+                         .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1};
+  CHECK(nnp_wnc_pays(&r18));
+  nnp_conv2d_kernel *auto_k = NULL;
+  static float w0[64 * 64 * 9];
+  CHECK_OK(nnp_conv2d_prepare(&r18, w0, false, &auto_k));
+  CHECK(nnp_conv2d_algo(auto_k) == NNP_CONV_WINOGRAD); /* AUTO takes it where it pays */
+  nnp_conv2d_destroy(auto_k);
+  nnp_conv2d_desc big = r18;
+  big.h = big.w = big.oh = big.ow = 512; /* V and M of 537 MB: the direct kernel stays */
+  CHECK(!nnp_wnc_pays(&big));
+  nnp_conv2d_desc thin = r18;
+  thin.c = 16, thin.m = 512; /* 56x56, 16 -> 512: measured slower */
+  CHECK(!nnp_wnc_pays(&thin));
+  thin.m = 16, thin.c = 512, thin.h = thin.w = thin.oh = thin.ow = 7; /* few outputs on a small plane */
+  CHECK(!nnp_wnc_pays(&thin));
   printf("NCHW Winograd: %d shapes against the naive convolution\n", ran);
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
   TEST_MAIN_END();
