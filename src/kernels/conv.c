@@ -98,7 +98,7 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
             : nnp_dispatch_isa(NNP_KF_DEPTHWISE) == NNP_ISA_AVX512 ? nnp_dwconv_planes_avx512
                                     : nnp_dwconv_planes_avx2;
   } else if (k->algo == NNP_CONV_WINOGRAD) {
-    nnp_status s = nnp_wnc_prepare(d, w, false, &k->wnc);
+    nnp_status s = nnp_wnc_prepare(d, w, false, 0, &k->wnc);
     if (s != NNP_OK) {
       nnp_conv2d_destroy(k);
       return s;

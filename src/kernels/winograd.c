@@ -8,6 +8,7 @@
 
 #include "kernels/blocked_conv_impl.h"
 #include "kernels/dispatch.h"
+#include "kernels/winograd_tile.h"
 #include "nnperf/alloc.h"
 
 #define POS 16 /* positions of a 4x4 tile */
@@ -36,25 +37,6 @@ void nnp_wino_destroy(nnp_wino *wk) {
   for (int i = 0; i < POS; i++) nnp_bconv_destroy(wk->gemm[i]);
   nnp_aligned_free(wk->bias);
   nnp_free(wk);
-}
-
-/* U = G g G^T for one 3x3 kernel g, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
- * double, rounded once. */
-static void weight_tile(const float *g, float u[POS]) {
-  double t[4][3];
-  for (int j = 0; j < 3; j++) {
-    const double g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
-    t[0][j] = g0;
-    t[1][j] = 0.5 * (g0 + g1 + g2);
-    t[2][j] = 0.5 * (g0 - g1 + g2);
-    t[3][j] = g2;
-  }
-  for (int i = 0; i < 4; i++) {
-    u[i * 4 + 0] = (float)t[i][0];
-    u[i * 4 + 1] = (float)(0.5 * (t[i][0] + t[i][1] + t[i][2]));
-    u[i * 4 + 2] = (float)(0.5 * (t[i][0] - t[i][1] + t[i][2]));
-    u[i * 4 + 3] = (float)t[i][2];
-  }
 }
 
 nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
@@ -91,7 +73,7 @@ nnp_status nnp_wino_prepare(const nnp_conv2d_desc *d, const float *w, const floa
   for (int64_t oc = 0; oc < d->m; oc++)
     for (int64_t ic = 0; ic < d->c; ic++) {
       float t[POS];
-      weight_tile(w + (oc * d->c + ic) * 9, t);
+      nnp_wino_weight_tile(w + (oc * d->c + ic) * 9, t);
       for (int xi = 0; xi < POS; xi++) u[(xi * d->m + oc) * d->c + ic] = t[xi];
     }
   /* each position's products: a 1x1 conv over the th x tw plane of tiles, no epilogue */

@@ -4,9 +4,11 @@
 #include "kernels/winograd_nchw.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "kernels/winograd_tile.h"
 #include "nnperf/alloc.h"
 
 #define POS 16 /* positions of a 4x4 tile */
@@ -19,7 +21,10 @@ struct nnp_wnc {
   nnp_wnc_input_fn input;
   nnp_wnc_output_fn output;
   nnp_sgemm_tile_fn tile;
-  int64_t mp, np; /* the products' row panels (of M) and column panels (of N) */
+  int64_t mp;          /* the products' row panels (of M) */
+  int64_t band_rows;   /* > 0: tile rows per band (runs not in place go band by band) */
+  int64_t slots;       /* bands in flight at most: one scratch slot each */
+  int64_t slot_floats; /* V and M of one band */
 };
 
 bool nnp_wnc_applies(const nnp_conv2d_desc *d) {
@@ -70,26 +75,39 @@ void nnp_wnc_destroy(nnp_wnc *k) {
   nnp_free(k);
 }
 
-/* U = G g G^T for one 3x3 kernel g, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
- * double, rounded once (as kernels/winograd.c). */
-static void weight_tile(const float *g, float u[POS]) {
-  double t[4][3];
-  for (int j = 0; j < 3; j++) {
-    const double g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
-    t[0][j] = g0;
-    t[1][j] = 0.5 * (g0 + g1 + g2);
-    t[2][j] = 0.5 * (g0 - g1 + g2);
-    t[3][j] = g2;
-  }
-  for (int i = 0; i < 4; i++) {
-    u[i * 4 + 0] = (float)t[i][0];
-    u[i * 4 + 1] = (float)(0.5 * (t[i][0] + t[i][1] + t[i][2]));
-    u[i * 4 + 2] = (float)(0.5 * (t[i][0] - t[i][1] + t[i][2]));
-    u[i * 4 + 3] = (float)t[i][2];
-  }
+/* The geometry of the band of tile rows [ty0, ty0 + rows) (of g's image). */
+static nnp_wnc_geom band_geometry(const nnp_wnc_geom *g, int64_t ty0, int64_t rows) {
+  nnp_wnc_geom b = *g;
+  b.ty0 = ty0;
+  b.th = rows;
+  b.T = rows * g->tw;
+  b.N = (b.T + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR * NNP_SGEMM_NR;
+  b.ldt = b.N + 8;
+  if (b.ldt % 128 == 0) b.ldt += 8;
+  return b;
 }
 
-nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_wnc **out) {
+/* Bands only where the image's V and M would not stay in the caches between the
+ * stages (over WNC_BAND_MIN_WHOLE) and the transformed weights, read once per band, are
+ * small (at most WNC_BAND_MAX_U, as the blocked kernel's bands, kernels/winograd.c);
+ * tile rows per band so that its V and M are at most WNC_BAND_BYTES, to stay in the
+ * core's L2 from the input stage to the output stage. Measured against the three
+ * passes (kernels.md): 112x112, 64 -> 128 channels (V and M 38.6 MB) 0.71-0.74x; 56x56
+ * 128 -> 256 (19.5 MB) 1.00-1.03x; 56x56 64 -> 64 (6.5 MB) 1.10-1.11x: smaller bands'
+ * products run on fewer columns. Returns 0 for no bands. */
+#define WNC_BAND_MIN_WHOLE ((int64_t)24 << 20)
+#define WNC_BAND_MAX_U (512 * 1024)
+#define WNC_BAND_BYTES (384 * 1024)
+static int64_t auto_band_rows(const nnp_wnc_geom *g) {
+  const int64_t whole = (int64_t)sizeof(float) * POS * (g->c + g->m) * g->ldt;
+  if (whole <= WNC_BAND_MIN_WHOLE || (int64_t)sizeof(float) * POS * g->m * g->c > WNC_BAND_MAX_U) return 0;
+  int64_t rows = WNC_BAND_BYTES / ((int64_t)sizeof(float) * POS * (g->c + g->m) * g->tw);
+  if (rows < 1) rows = 1;
+  return rows < g->th ? rows : 0;
+}
+
+nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, int64_t band_rows,
+                           nnp_wnc **out) {
   *out = NULL;
   if (!nnp_wnc_applies(d)) return nnp_error(NNP_ERR_INVALID, "winograd: not a 3x3 stride-1 convolution it serves");
   nnp_wnc *k = nnp_calloc(1, sizeof *k);
@@ -102,7 +120,14 @@ nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generi
   /* the products on the table's tile whatever the transforms (the tests compare those) */
   k->tile = nnp_dispatch_portable(NNP_KF_GEMM, false) ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast();
   k->mp = (d->m + NNP_SGEMM_MR - 1) / NNP_SGEMM_MR;
-  k->np = k->g.N / NNP_SGEMM_NR;
+  k->band_rows = band_rows == 0 ? auto_band_rows(&k->g) : band_rows < 0 ? 0 : band_rows;
+  if (k->band_rows >= k->g.th) k->band_rows = 0;
+  if (k->band_rows) {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* threads beyond it share slots */
+    k->slots = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+    const nnp_wnc_geom b = band_geometry(&k->g, 0, k->band_rows);
+    k->slot_floats = POS * (b.c + b.m) * b.ldt;
+  }
   k->a_floats = nnp_sgemm_packed_a_floats(d->m, d->c);
   k->u = nnp_aligned_alloc(POS * k->a_floats * sizeof(float));
   u = nnp_malloc((size_t)(POS * d->m * d->c) * sizeof(float)); /* [xi][m][c] */
@@ -110,7 +135,7 @@ nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generi
   for (int64_t oc = 0; oc < d->m; oc++)
     for (int64_t ic = 0; ic < d->c; ic++) {
       float t[POS];
-      weight_tile(w + (oc * d->c + ic) * 9, t);
+      nnp_wino_weight_tile(w + (oc * d->c + ic) * 9, t);
       for (int xi = 0; xi < POS; xi++) u[(xi * d->m + oc) * d->c + ic] = t[xi];
     }
   for (int xi = 0; xi < POS; xi++)
@@ -125,7 +150,9 @@ oom:
 }
 
 size_t nnp_wnc_scratch_bytes(const nnp_wnc *k) {
-  return (size_t)(POS * (k->g.c + k->g.m) * k->g.ldt) * sizeof(float);
+  /* the whole image's V and M for a run in place, the bands' slots otherwise */
+  const int64_t whole = POS * (k->g.c + k->g.m) * k->g.ldt, bands = k->slots * k->slot_floats;
+  return (size_t)(whole > bands ? whole : bands) * sizeof(float);
 }
 
 int64_t nnp_wnc_buf_stride(const nnp_wnc_geom *g) { return (g->tw + 7) / 8 * 16 + 8; }
@@ -135,7 +162,7 @@ int64_t nnp_wnc_buf_stride(const nnp_wnc_geom *g) { return (g->tw + 7) / 8 * 16 
 static void fill_rows(const nnp_wnc_geom *g, const float *xc, int64_t ty, float *buf) {
   const int64_t bs = nnp_wnc_buf_stride(g), n = g->w < bs - g->pw ? g->w : bs - g->pw;
   for (int i = 0; i < 4; i++) {
-    const int64_t r = 2 * ty - g->ph + i;
+    const int64_t r = 2 * (g->ty0 + ty) - g->ph + i;
     float *row = buf + i * bs;
     if (r < 0 || r >= g->h) {
       memset(row, 0, (size_t)bs * sizeof(float));
@@ -189,7 +216,7 @@ void nnp_wnc_output_row_generic(const nnp_wnc_geom *g, const float *mm, int64_t 
       s[1][j] = m[(1 * 4 + j) * ms] - m[(2 * 4 + j) * ms] - m[(3 * 4 + j) * ms];
     }
     for (int i = 0; i < 2; i++) {
-      const int64_t oy = 2 * ty + i;
+      const int64_t oy = 2 * (g->ty0 + ty) + i;
       if (oy >= g->oh) break;
       const float out[2] = {s[i][0] + s[i][1] + s[i][2], s[i][1] - s[i][2] - s[i][3]};
       for (int j = 0; j < 2 && 2 * tx + j < g->ow; j++) {
@@ -204,29 +231,29 @@ void nnp_wnc_output_row_generic(const nnp_wnc_geom *g, const float *mm, int64_t 
 
 typedef struct wnc_job {
   const nnp_wnc *k;
-  const float *x, *r;
+  const nnp_wnc_geom *g; /* the image's, or a band's */
+  const float *x, *r;    /* the image's input and residual */
   float *y, *v, *m;
   const nnp_epilogue *ep;
 } wnc_job;
 
-/* Task t = input channel (its tile rows in order: winograd_nchw.h). */
-static void input_tasks(void *p, int64_t b, int64_t e) {
-  const wnc_job *j = p;
-  const nnp_wnc_geom *g = &j->k->g;
-  const int64_t vs = g->c * g->ldt;
-  for (int64_t c = b; c < e; c++) j->k->input(g, j->x + c * g->h * g->w, j->v + c * g->ldt, vs);
+/* Input channels [c0, c1) into V (each channel's tile rows in order: winograd_nchw.h). */
+static void input_stage(const wnc_job *j, int64_t c0, int64_t c1) {
+  const nnp_wnc_geom *g = j->g;
+  for (int64_t c = c0; c < c1; c++) j->k->input(g, j->x + c * g->h * g->w, j->v + c * g->ldt, g->c * g->ldt);
 }
 
-/* Task t = (position xi * np + column panel) * mp + row panel: one MR x NR tile of
- * M_xi = U_xi V_xi over all of K = C, V read in place (rows ldt apart). All 16 products
- * in one pass of the pool: 16 GEMM calls cost 16 barriers, which on a 7x7 plane were
- * as long as the products. Consecutive tasks share a B panel (C x 16 floats of V). */
-static void product_tasks(void *p, int64_t b, int64_t e) {
-  const wnc_job *j = p;
+/* Tasks [t0, t1), t = (position xi * column panels + column panel) * mp + row panel:
+ * one MR x NR tile of M_xi = U_xi V_xi over all of K = C, V read in place (rows ldt
+ * apart). All 16 products in one pass of the pool: 16 GEMM calls cost 16 barriers,
+ * which on a 7x7 plane were as long as the products. Consecutive tasks share a B panel
+ * (C x 16 floats of V). */
+static void product_stage(const wnc_job *j, int64_t t0, int64_t t1) {
   const nnp_wnc *k = j->k;
-  const nnp_wnc_geom *g = &k->g;
-  for (int64_t t = b; t < e; t++) {
-    const int64_t ip = t % k->mp, jp = t / k->mp % k->np, xi = t / k->mp / k->np;
+  const nnp_wnc_geom *g = j->g;
+  const int64_t np = g->N / NNP_SGEMM_NR;
+  for (int64_t t = t0; t < t1; t++) {
+    const int64_t ip = t % k->mp, jp = t / k->mp % np, xi = t / k->mp / np;
     const int64_t i0 = ip * NNP_SGEMM_MR, j0 = jp * NNP_SGEMM_NR;
     const int mr = (int)(g->m - i0 < NNP_SGEMM_MR ? g->m - i0 : NNP_SGEMM_MR);
     k->tile(g->c, k->u + xi * k->a_floats + i0 * g->c, j->v + xi * g->c * g->ldt + j0, g->ldt,
@@ -234,29 +261,67 @@ static void product_tasks(void *p, int64_t b, int64_t e) {
   }
 }
 
-/* Task t = output channel * th + tile row. */
-static void output_tasks(void *p, int64_t b, int64_t e) {
-  const wnc_job *j = p;
-  const nnp_wnc_geom *g = &j->k->g;
+/* Tasks [t0, t1), t = output channel * th + tile row (of those M holds). */
+static void output_stage(const wnc_job *j, int64_t t0, int64_t t1) {
+  const nnp_wnc_geom *g = j->g;
   const int64_t P = g->oh * g->ow;
-  for (int64_t t = b; t < e; t++) {
+  for (int64_t t = t0; t < t1; t++) {
     const int64_t m = t / g->th, ty = t % g->th;
     const float bias = j->ep && j->ep->bias_kind == NNP_BIAS_ROW ? j->ep->bias[m] : 0.0f;
     j->k->output(g, j->m + m * g->ldt, g->m * g->ldt, j->y + m * P, j->r ? j->r + m * P : NULL, bias, j->ep, ty);
   }
 }
 
+static void input_tasks(void *p, int64_t b, int64_t e) { input_stage(p, b, e); }
+static void product_tasks(void *p, int64_t b, int64_t e) { product_stage(p, b, e); }
+static void output_tasks(void *p, int64_t b, int64_t e) { output_stage(p, b, e); }
+
+typedef struct wnc_bands {
+  wnc_job job;    /* the image (its g unused) */
+  int64_t slots;  /* tasks: task s takes bands s, s + slots, ... with scratch slot s */
+  float *scratch;
+} wnc_bands;
+
+/* Task s: its bands, each through the three stages alone, in scratch slot s (V and M of
+ * one band, sized to stay in the core's L2 between the stages). */
+static void band_tasks(void *p, int64_t b, int64_t e) {
+  const wnc_bands *bs = p;
+  const nnp_wnc *k = bs->job.k;
+  for (int64_t s = b; s < e; s++)
+    for (int64_t band = s; band * k->band_rows < k->g.th; band += bs->slots) {
+      const int64_t ty0 = band * k->band_rows;
+      const nnp_wnc_geom g = band_geometry(&k->g, ty0, ty0 + k->band_rows < k->g.th ? k->band_rows : k->g.th - ty0);
+      wnc_job j = bs->job;
+      j.g = &g;
+      j.v = bs->scratch + s * k->slot_floats;
+      j.m = j.v + POS * g.c * g.ldt;
+      input_stage(&j, 0, g.c);
+      product_stage(&j, 0, POS * (g.N / NNP_SGEMM_NR) * k->mp);
+      output_stage(&j, 0, g.m * g.th);
+      /* the tiles' output rows are [2 ty0, 2 (ty0 + th)): y rows no other band writes */
+    }
+}
+
 void nnp_wnc_run(const nnp_wnc *k, const float *x, float *y, const nnp_epilogue *ep, void *scratch,
                  nnp_threadpool *tp) {
   const nnp_wnc_geom *g = &k->g;
   const int64_t xs = g->c * g->h * g->w, ys = g->m * g->oh * g->ow;
-  float *v = scratch, *m = v + POS * g->c * g->ldt;
+  /* bands write outputs while other bands still read inputs: not in place */
+  const bool banded = k->band_rows > 0 && x != y;
   for (int64_t n = 0; n < k->n; n++) {
+    wnc_job j = {.k = k, .g = g, .x = x + n * xs, .r = ep && ep->residual ? ep->residual + n * ys : NULL,
+                 .y = y + n * ys, .v = scratch, .m = (float *)scratch + POS * g->c * g->ldt, .ep = ep};
+    if (banded) {
+      const int64_t bands = (g->th + k->band_rows - 1) / k->band_rows, threads = nnp_threadpool_threads(tp);
+      int64_t slots = threads < k->slots ? threads : k->slots;
+      if (slots > bands) slots = bands;
+      wnc_bands b = {.job = j, .slots = slots, .scratch = scratch};
+      nnp_threadpool_run(tp, band_tasks, &b, slots);
+      continue;
+    }
     /* all of the image's input is read into V before any output is written: y may alias x */
-    wnc_job j = {.k = k, .x = x + n * xs, .r = ep && ep->residual ? ep->residual + n * ys : NULL, .y = y + n * ys,
-                 .v = v, .m = m, .ep = ep};
     nnp_threadpool_run(tp, input_tasks, &j, g->c);
-    nnp_threadpool_run(tp, product_tasks, &j, POS * k->np * k->mp);
+    nnp_threadpool_run(tp, product_tasks, &j, POS * (g->N / NNP_SGEMM_NR) * k->mp);
     nnp_threadpool_run(tp, output_tasks, &j, g->m * g->th);
   }
 }

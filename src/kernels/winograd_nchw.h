@@ -41,7 +41,8 @@
 
 typedef struct nnp_wnc_geom {
   int64_t c, m, h, w, oh, ow, ph, pw; /* the convolution (one image) */
-  int64_t th, tw, T;                  /* tiles down, across and in all: ceil(oh / 2) x ceil(ow / 2) */
+  int64_t ty0;                        /* the first tile row V and M hold (a band's; 0 for the image) */
+  int64_t th, tw, T;                  /* tile rows held, tiles across, tiles held (th x tw) */
   int64_t N, ldt;                     /* GEMM columns (T rounded up to 16), row stride of V and M */
 } nnp_wnc_geom;
 
@@ -55,8 +56,12 @@ bool nnp_wnc_applies(const nnp_conv2d_desc *d);
 bool nnp_wnc_pays(const nnp_conv2d_desc *d);
 /* w: m x c x 3 x 3. generic: the portable transforms (tests); otherwise the AVX2 ones
  * (the caller checks the dispatch table). The products run the GEMM tile the table
- * says either way. */
-nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_wnc **out);
+ * says either way. band_rows: 0 chooses (bands of tile rows where the transformed
+ * weights are small: each band's V and M stay in L2 through the three stages, one
+ * band per thread, no barrier between the stages), < 0 none (three passes of the pool
+ * over the image), > 0 that many tile rows per band (tests). A run in place never
+ * goes by bands. */
+nnp_status nnp_wnc_prepare(const nnp_conv2d_desc *d, const float *w, bool generic, int64_t band_rows, nnp_wnc **out);
 void nnp_wnc_destroy(nnp_wnc *k);
 size_t nnp_wnc_scratch_bytes(const nnp_wnc *k);
 /* y = epilogue(conv(x, w)) as nnp_conv2d_run (ep indexed like one image's output, bias

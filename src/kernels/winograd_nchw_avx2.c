@@ -121,10 +121,10 @@ static inline void input_tiles(const nnp_wnc_geom *g, const float *d, int64_t bs
 NNP_INLINE_ZEROS void nnp_wnc_input_channel_avx2(const nnp_wnc_geom *g, const float *xc, float *vc, int64_t vs) {
   float buf[(2 * BAND + 2) * (NNP_WNC_MAX_OW + 32) + 8];
   const int64_t bs = nnp_wnc_buf_stride(g);
-  for (int64_t ty0 = 0; ty0 < g->th; ty0 += BAND) {
-    const int64_t ty1 = ty0 + BAND < g->th ? ty0 + BAND : g->th;
-    fill_rows(g, xc, 2 * ty0 - g->ph, 2 * (ty1 - ty0) + 2, buf, bs);
-    for (int64_t ty = ty0; ty < ty1; ty++) input_tiles(g, buf + 2 * (ty - ty0) * bs, bs, vc + ty * g->tw, vs);
+  for (int64_t a = 0; a < g->th; a += BAND) { /* tile rows [a, b) of those V holds */
+    const int64_t b = a + BAND < g->th ? a + BAND : g->th;
+    fill_rows(g, xc, 2 * (g->ty0 + a) - g->ph, 2 * (b - a) + 2, buf, bs);
+    for (int64_t ty = a; ty < b; ty++) input_tiles(g, buf + 2 * (ty - a) * bs, bs, vc + ty * g->tw, vs);
   }
   /* zeros in [T, N) (over the last vector's spill), in vectors: a libc memset call cost 6% */
   for (int xi = 0; xi < 16; xi++)
@@ -169,7 +169,7 @@ void nnp_wnc_output_row_avx2(const nnp_wnc_geom *g, const float *mm, int64_t ms,
       s1[j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
     }
     for (int i = 0; i < 2; i++) {
-      const int64_t oy = 2 * ty + i;
+      const int64_t oy = 2 * (g->ty0 + ty) + i;
       if (oy >= g->oh) break;
       const __m256 *s = i ? s1 : s0;
       const __m256 y0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s[0], s[1]), s[2]), b);

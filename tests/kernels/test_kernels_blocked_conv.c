@@ -6,35 +6,12 @@
  * layers it takes. The padded lanes of the output must be 0. */
 #include <string.h>
 
+#include "conv_naive.h"
 #include "kernel_test_util.h"
 #include "kernels/blocked_conv.h"
 #include "kernels/cpu.h"
 #include "nnperf/alloc.h"
 #include "test.h"
-
-static void naive(const nnp_conv2d_desc *d, const float *x, const float *w, const float *bias, const float *res,
-                  const nnp_epilogue *ep, float *y) {
-  const int64_t cg = d->c / d->group, mg = d->m / d->group, P = d->oh * d->ow;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t m = 0; m < d->m; m++)
-      for (int64_t oh = 0; oh < d->oh; oh++)
-        for (int64_t ow = 0; ow < d->ow; ow++) {
-          double acc = 0;
-          const int64_t g = m / mg;
-          for (int64_t ic = 0; ic < cg; ic++)
-            for (int64_t kh = 0; kh < d->kh; kh++)
-              for (int64_t kw = 0; kw < d->kw; kw++) {
-                int64_t ih = oh * d->sh - d->ph + kh * d->dh, iw = ow * d->sw - d->pw + kw * d->dw;
-                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
-                acc += (double)x[((n * d->c + g * cg + ic) * d->h + ih) * d->w + iw] *
-                       w[((m * cg + ic) * d->kh + kh) * d->kw + kw];
-              }
-          const int64_t o = (n * d->m + m) * P + oh * d->ow + ow;
-          float v = (float)acc + (bias ? bias[m] : 0.0f);
-          if (res) v += res[o];
-          y[o] = nnp_act_apply(ep, v);
-        }
-}
 
 static int cases, wino_cases;
 
@@ -54,7 +31,11 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   nnp_epilogue ep = {.act = act, .act_min = trial % 7 == 3 ? 0.1f : -0.2f, .act_max = 0.9f};
   const float *b = trial % 3 != 2 ? bias : NULL;
   const float *r = trial % 2 ? res : NULL;
-  naive(d, x, w, b, r, &ep, want);
+  nnp_epilogue full = ep; /* the oracle's: bias and residual as NCHW epilogue terms */
+  full.bias = b;
+  full.bias_kind = b ? NNP_BIAS_ROW : NNP_BIAS_NONE;
+  full.residual = r;
+  kt_conv_naive(d, x, w, &full, want);
   nnp_nchw_to_blocked(x, xb, d->n, d->c, hw, pools[trial % 3]);
   nnp_nchw_to_blocked(res, rb, d->n, d->m, P, NULL);
   /* the reorders are each other's inverse */

@@ -4,8 +4,11 @@
  *    half outside), padding 0 or 1 at each of the four sides, channels 1..40 (GEMM row
  *    and column panels ragged), batch 1..3, every epilogue, threads 1..4, in place and
  *    with the residual as the output itself;
+ *  - the kernel with bands of 1..3 tile rows forced (each band through the three
+ *    stages in its own scratch slot), threads 1..4, and in place (no bands then);
  *  - the AVX2 transforms against the portable ones: the same bits (same adds in the
- *    same order), on shapes with tile rows of 1..40 tiles (vectors with a ragged end).
+ *    same order), on shapes with tile rows of 1..40 tiles (vectors with a ragged end),
+ *    with and without bands.
  * On a CPU without AVX2 + FMA (or under NNP_CPU_FEATURES=generic) the conv2d entry
  * never picks Winograd: that is checked instead. */
 #include <string.h>
@@ -30,55 +33,91 @@ static nnp_conv2d_desc random_shape(int trial) {
   const int64_t pe_h = kt_int(0, 1), pe_w = kt_int(0, 1); /* end padding: "valid", "same" or asymmetric */
   d.oh = d.h + d.ph + pe_h - 2;
   d.ow = d.w + d.pw + pe_w - 2;
+  if (trial % 4 == 3) { /* "same", C == M: conv_case runs these in place too */
+    d.ph = d.pw = 1;
+    d.oh = d.h;
+    d.ow = d.w;
+    d.m = d.c;
+  }
+  if (d.c == 1 && d.m == 1) d.m = d.c = 2; /* group == C == M == 1 is a depthwise conv */
   return d;
 }
 
+/* One case's buffers: input, weights, bias, residual, the oracle's output and ours. */
+typedef struct conv_bufs {
+  int64_t nx, ny;
+  float *x, *w, *bias, *res, *want, *got;
+} conv_bufs;
+
+/* The conv2d entry or the kernel itself (k: bands forced), on the same arguments. */
+static void run_either(const nnp_conv2d_kernel *c, const nnp_wnc *k, const float *x, float *y,
+                       const nnp_epilogue *ep, void *scratch, nnp_threadpool *tp) {
+  if (c) nnp_conv2d_run(c, x, y, ep, scratch, tp);
+  else nnp_wnc_run(k, x, y, ep, scratch, tp);
+}
+
+/* Runs on 1..4 threads, in place or with the residual as the output where asked, each
+ * against the oracle. */
+static void check_runs(const char *what, const nnp_conv2d_desc *d, int trial, const nnp_conv2d_kernel *c,
+                       const nnp_wnc *k, size_t scratch_bytes, conv_bufs *b, nnp_epilogue *ep, bool inplace,
+                       bool res_in_y, nnp_threadpool *const *pools) {
+  void *scratch = nnp_aligned_alloc(scratch_bytes + 64);
+  for (int t = 0; t < 4; t++) {
+    memset(b->got, 0xff, (size_t)b->ny * 4);
+    if (inplace) memcpy(b->got, b->x, (size_t)b->nx * 4);
+    if (res_in_y) { /* the residual is the output itself (an Add fused in place) */
+      memcpy(b->got, b->res, (size_t)b->ny * 4);
+      ep->residual = b->got;
+    }
+    run_either(c, k, inplace ? b->got : b->x, b->got, ep, scratch, pools[t]);
+    const double err = kt_max_err(b->got, b->want, b->ny);
+    CHECK_MSG(err < 1e-4,
+              "winograd %s trial %d n%lld c%lld %lldx%lld -> m%lld %lldx%lld p%lld,%lld act %d bias %d res %d (in y %d) "
+              "inplace %d threads %d: err %g",
+              what, trial, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
+              (long long)d->oh, (long long)d->ow, (long long)d->ph, (long long)d->pw, ep->act, ep->bias != NULL,
+              ep->residual != NULL, res_in_y, inplace, t + 1, err);
+  }
+  nnp_aligned_free(scratch);
+}
+
 static void conv_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const *pools) {
-  const int64_t nx = d->n * d->c * d->h * d->w, ny = d->n * d->m * d->oh * d->ow, nw = d->m * d->c * 9;
-  float *x = nnp_malloc((size_t)nx * 4), *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)d->m * 4);
-  float *res = nnp_malloc((size_t)ny * 4), *want = nnp_malloc((size_t)ny * 4);
-  float *got = nnp_malloc((size_t)(ny > nx ? ny : nx) * 4);
-  kt_fill(x, nx);
-  kt_fill(w, nw);
-  kt_fill(bias, d->m);
-  kt_fill(res, ny);
+  conv_bufs b = {.nx = d->n * d->c * d->h * d->w, .ny = d->n * d->m * d->oh * d->ow};
+  const int64_t nw = d->m * d->c * 9;
+  b.x = nnp_malloc((size_t)b.nx * 4), b.w = nnp_malloc((size_t)nw * 4), b.bias = nnp_malloc((size_t)d->m * 4);
+  b.res = nnp_malloc((size_t)b.ny * 4), b.want = nnp_malloc((size_t)b.ny * 4);
+  b.got = nnp_malloc((size_t)(b.ny > b.nx ? b.ny : b.nx) * 4);
+  kt_fill(b.x, b.nx);
+  kt_fill(b.w, nw);
+  kt_fill(b.bias, d->m);
+  kt_fill(b.res, b.ny);
   nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
   if (trial % 3 != 2) {
-    ep.bias = bias;
+    ep.bias = b.bias;
     ep.bias_kind = NNP_BIAS_ROW;
   }
   const bool res_in_y = trial % 7 == 5;
-  if (trial % 2 || res_in_y) ep.residual = res;
-  kt_conv_naive(d, x, w, &ep, want);
-  nnp_conv2d_kernel *k = NULL;
-  CHECK_OK(nnp_conv2d_prepare_pick(d, w, false, NNP_CONV_PICK_WINOGRAD, &k));
-  CHECK(nnp_conv2d_algo(k) == NNP_CONV_WINOGRAD);
-  const bool inplace = nx == ny && trial % 4 == 3 && !res_in_y;
-  void *scratch = nnp_aligned_alloc(nnp_conv2d_scratch_bytes(k) + 64);
-  for (int t = 0; t < 4; t++) {
-    memset(got, 0xff, (size_t)ny * 4);
-    if (inplace) memcpy(got, x, (size_t)nx * 4);
-    if (res_in_y) {
-      memcpy(got, res, (size_t)ny * 4);
-      ep.residual = got;
-    }
-    nnp_conv2d_run(k, inplace ? got : x, got, &ep, scratch, pools[t]);
-    const double err = kt_max_err(got, want, ny);
-    CHECK_MSG(err < 1e-4,
-              "winograd trial %d n%lld c%lld %lldx%lld -> m%lld %lldx%lld p%lld,%lld act %d bias %d res %d (in y %d) "
-              "inplace %d threads %d: err %g",
-              trial, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
-              (long long)d->oh, (long long)d->ow, (long long)d->ph, (long long)d->pw, ep.act, ep.bias != NULL,
-              ep.residual != NULL, res_in_y, inplace, t + 1, err);
-  }
-  nnp_aligned_free(scratch);
-  nnp_conv2d_destroy(k);
-  nnp_free(x);
-  nnp_free(w);
-  nnp_free(bias);
-  nnp_free(res);
-  nnp_free(want);
-  nnp_free(got);
+  if (trial % 2 || res_in_y) ep.residual = b.res;
+  kt_conv_naive(d, b.x, b.w, &ep, b.want);
+  const bool inplace = b.nx == b.ny && trial % 4 == 3 && !res_in_y;
+  nnp_conv2d_kernel *c = NULL;
+  CHECK_OK(nnp_conv2d_prepare_pick(d, b.w, false, NNP_CONV_PICK_WINOGRAD, &c));
+  CHECK(nnp_conv2d_algo(c) == NNP_CONV_WINOGRAD);
+  check_runs("conv2d", d, trial, c, NULL, nnp_conv2d_scratch_bytes(c), &b, &ep, inplace, res_in_y, pools);
+  nnp_conv2d_destroy(c);
+  /* the kernel itself with bands of 1..3 tile rows forced (one band per slot, the
+   * stages without barriers), in place too (where it must not go by bands) */
+  nnp_wnc *k = NULL;
+  CHECK_OK(nnp_wnc_prepare(d, b.w, false, 1 + trial % 3, &k));
+  if (res_in_y) ep.residual = b.res;
+  check_runs("bands", d, trial, NULL, k, nnp_wnc_scratch_bytes(k), &b, &ep, inplace, res_in_y, pools);
+  nnp_wnc_destroy(k);
+  nnp_free(b.x);
+  nnp_free(b.w);
+  nnp_free(b.bias);
+  nnp_free(b.res);
+  nnp_free(b.want);
+  nnp_free(b.got);
 }
 
 /* The whole kernel with the AVX2 transforms and with the portable ones: equal bits. */
@@ -95,7 +134,7 @@ static void transforms_case(const nnp_conv2d_desc *d, int trial) {
                      .act_max = 0.9f, .residual = trial % 2 ? res : NULL};
   for (int generic = 0; generic < 2; generic++) {
     nnp_wnc *k = NULL;
-    CHECK_OK(nnp_wnc_prepare(d, w, generic, &k));
+    CHECK_OK(nnp_wnc_prepare(d, w, generic, trial % 4 - 1, &k)); /* none, or bands of 1..2 rows */
     void *scratch = nnp_aligned_alloc(nnp_wnc_scratch_bytes(k) + 64);
     memset(y[generic], 0xff, (size_t)ny * 4);
     nnp_wnc_run(k, x, y[generic], trial % 5 == 4 ? NULL : &ep, scratch, NULL);
