@@ -104,22 +104,9 @@ static void row_numbers(FILE *f, const nnp_llm_row *w) {
   else fputs("null", f);
 }
 
-/* A sweep row's machine, as bench rows write it (docs/sweep.md). */
-static void row_host(FILE *f, const nnp_llm_row *w) {
-  fputs(",\n     \"host\": {\"class\": ", f);
-  NNP_JSON_FIELD(f, w->hw_class);
-  fputs(", \"node\": ", f);
-  NNP_JSON_FIELD(f, w->node);
-  fputs(", \"job_id\": ", f);
-  NNP_JSON_FIELD(f, w->job_id);
-  fputs(", \"env\": ", f);
-  nnp_env_write_json(f, &w->host_env);
-  fputc('}', f);
-}
-
 static void row(FILE *f, const nnp_llm_row *w) {
   row_config(f, w);
-  if (w->hw_class[0]) row_host(f, w);
+  if (w->hw_class[0]) NNP_RESULT_WRITE_HOST(f, "     ", w);
   row_numbers(f, w);
   fputs(",\n     \"requests\": [", f);
   for (int i = 0; i < w->n_reqs; i++) {

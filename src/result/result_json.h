@@ -25,4 +25,26 @@ void nnp_result_write_footprint_energy(FILE *f, const nnp_row_extras *x, const c
 nnp_status nnp_result_read_footprint_energy(nnp_reader *rd, json_t *o, int idx, const char *energy_key,
                                             nnp_row_extras *x);
 
+/* A sweep row's machine (docs/sweep.md), which bench rows and llm rows carry in the same
+ * four fields: where they point, with the capacities of the strings. */
+typedef struct nnp_row_host_ref {
+  char *hw_class, *node, *job_id;
+  size_t hw_class_cap, node_cap, job_id_cap;
+  nnp_env *env;
+} nnp_row_host_ref;
+#define NNP_ROW_HOST_REF(w)                                                                                   \
+  ((nnp_row_host_ref){.hw_class = (w)->hw_class, .node = (w)->node, .job_id = (w)->job_id,                  \
+                      .hw_class_cap = sizeof (w)->hw_class, .node_cap = sizeof (w)->node,                   \
+                      .job_id_cap = sizeof (w)->job_id, .env = &(w)->host_env})
+/* ",\n<indent>\"host\": {\"class\", \"node\", \"job_id\", \"env\"}": written only for rows
+ * nnperf sweep ran (hw_class not empty: the caller checks); each string at most its
+ * field's capacity (NNP_RESULT_WRITE_HOST passes them). */
+void nnp_result_write_host(FILE *f, const char *indent, const char *hw_class, size_t hw_class_cap, const char *node,
+                           size_t node_cap, const char *job_id, size_t job_id_cap, const nnp_env *env);
+#define NNP_RESULT_WRITE_HOST(f, indent, w)                                                                    \
+  nnp_result_write_host((f), (indent), (w)->hw_class, sizeof (w)->hw_class, (w)->node, sizeof (w)->node,      \
+                        (w)->job_id, sizeof (w)->job_id, &(w)->host_env)
+/* Reads "host" back into h (absent: left as it is); idx names the row in errors. */
+nnp_status nnp_result_read_host(nnp_reader *rd, json_t *o, int idx, nnp_row_host_ref h);
+
 #endif

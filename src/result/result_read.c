@@ -33,17 +33,16 @@ static nnp_status read_loop(nnp_reader *rd, json_t *o, nnp_loop_spec *l) {
   return nnp_rd_get_num(rd, o, "warmup_max_time_s", l->warmup_max_time_s, &l->warmup_max_time_s);
 }
 
-/* "host" of a sweep row (docs/sweep.md); absent in rows of one machine. */
-static nnp_status read_row_host(nnp_reader *rd, json_t *o, int idx, nnp_bench_row *w) {
-  json_t *h, *env;
-  NNP_TRY(nnp_rd_get_obj(rd, o, "host", &h));
-  if (!h) return NNP_OK;
+nnp_status nnp_result_read_host(nnp_reader *rd, json_t *o, int idx, nnp_row_host_ref h) {
+  json_t *host, *env;
+  NNP_TRY(nnp_rd_get_obj(rd, o, "host", &host));
+  if (!host) return NNP_OK; /* rows of one machine have none */
   snprintf(rd->where, sizeof rd->where, "rows[%d].host", idx);
-  NNP_TRY(nnp_rd_get_str(rd, h, "class", w->hw_class, sizeof w->hw_class));
-  NNP_TRY(nnp_rd_get_str(rd, h, "node", w->node, sizeof w->node));
-  NNP_TRY(nnp_rd_get_str(rd, h, "job_id", w->job_id, sizeof w->job_id));
-  NNP_TRY(nnp_rd_get_obj(rd, h, "env", &env));
-  if (env) NNP_TRY(nnp_rd_read_env(rd, env, &w->host_env));
+  NNP_TRY(nnp_rd_get_str(rd, host, "class", h.hw_class, h.hw_class_cap));
+  NNP_TRY(nnp_rd_get_str(rd, host, "node", h.node, h.node_cap));
+  NNP_TRY(nnp_rd_get_str(rd, host, "job_id", h.job_id, h.job_id_cap));
+  NNP_TRY(nnp_rd_get_obj(rd, host, "env", &env));
+  if (env) NNP_TRY(nnp_rd_read_env(rd, env, h.env));
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   return NNP_OK;
 }
@@ -190,7 +189,7 @@ static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_bench_row *w)
     w->acc.top1 = w->acc.top5 = -1;
   }
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
-  NNP_TRY(read_row_host(rd, o, idx, w));
+  NNP_TRY(nnp_result_read_host(rd, o, idx, NNP_ROW_HOST_REF(w)));
   NNP_TRY(nnp_rd_get_obj(rd, o, "int8_agreement", &sub)); /* optional: results before it lack it */
   if (sub) {
     snprintf(rd->where, sizeof rd->where, "rows[%d].int8_agreement", idx);

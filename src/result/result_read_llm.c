@@ -132,26 +132,11 @@ static nnp_status read_row_numbers(nnp_reader *rd, json_t *o, int idx, nnp_llm_r
   return NNP_OK;
 }
 
-/* "host" of a row nnperf sweep ran (docs/sweep.md); absent otherwise. */
-static nnp_status read_row_host(nnp_reader *rd, json_t *o, int idx, nnp_llm_row *w) {
-  json_t *h, *env;
-  NNP_TRY(nnp_rd_get_obj(rd, o, "host", &h));
-  if (!h) return NNP_OK;
-  snprintf(rd->where, sizeof rd->where, "rows[%d].host", idx);
-  NNP_TRY(nnp_rd_get_str(rd, h, "class", w->hw_class, sizeof w->hw_class));
-  NNP_TRY(nnp_rd_get_str(rd, h, "node", w->node, sizeof w->node));
-  NNP_TRY(nnp_rd_get_str(rd, h, "job_id", w->job_id, sizeof w->job_id));
-  NNP_TRY(nnp_rd_get_obj(rd, h, "env", &env));
-  if (env) NNP_TRY(nnp_rd_read_env(rd, env, &w->host_env));
-  snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
-  return NNP_OK;
-}
-
 static nnp_status read_row(nnp_reader *rd, json_t *o, int idx, nnp_llm_row *w) {
   snprintf(rd->where, sizeof rd->where, "rows[%d]", idx);
   if (!json_is_object(o)) return nnp_rd_bad(rd, "", "expected an object");
   NNP_TRY(read_row_config(rd, o, w));
-  NNP_TRY(read_row_host(rd, o, idx, w));
+  NNP_TRY(nnp_result_read_host(rd, o, idx, NNP_ROW_HOST_REF(w)));
   NNP_TRY(read_row_numbers(rd, o, idx, w));
   json_t *reqs = json_object_get(o, "requests");
   if (reqs && !json_is_array(reqs)) return nnp_rd_bad(rd, "requests", "expected an array");

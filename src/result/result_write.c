@@ -105,16 +105,16 @@ static void write_accuracy(FILE *f, const nnp_accuracy *a) {
   fputc('}', f);
 }
 
-/* A sweep row's machine (docs/sweep.md): only in rows nnperf sweep ran. */
-static void write_row_host(FILE *f, const nnp_bench_row *w) {
-  fputs(",\n      \"host\": {\"class\": ", f);
-  NNP_JSON_FIELD(f, w->hw_class);
+void nnp_result_write_host(FILE *f, const char *indent, const char *hw_class, size_t hw_class_cap, const char *node,
+                           size_t node_cap, const char *job_id, size_t job_id_cap, const nnp_env *env) {
+  fprintf(f, ",\n%s\"host\": {\"class\": ", indent);
+  nnp_json_clean_string(f, hw_class, hw_class_cap);
   fputs(", \"node\": ", f);
-  NNP_JSON_FIELD(f, w->node);
+  nnp_json_clean_string(f, node, node_cap);
   fputs(", \"job_id\": ", f);
-  NNP_JSON_FIELD(f, w->job_id);
+  nnp_json_clean_string(f, job_id, job_id_cap);
   fputs(", \"env\": ", f);
-  nnp_env_write_json(f, &w->host_env);
+  nnp_env_write_json(f, env);
   fputc('}', f);
 }
 
@@ -212,7 +212,7 @@ static void write_row(FILE *f, const nnp_bench_row *w) {
   write_accuracy(f, &w->acc);
   fputs(",\n      \"int8_agreement\": ", f); /* vs the native int8 row (--int8-model) */
   write_accuracy(f, &w->int8_agree);
-  if (w->hw_class[0]) write_row_host(f, w);
+  if (w->hw_class[0]) NNP_RESULT_WRITE_HOST(f, "      ", w);
   /* Raw samples on one line: a 100k-sample row stays one (long) line, not 100k. */
   fprintf(f, ",\n      \"processes\": %d,\n      \"process_samples\": [", w->n_processes);
   for (int p = 0; p < w->n_processes && p < NNP_MAX_PROCESSES; p++) fprintf(f, "%s%d", p ? ", " : "", w->process_samples[p]);
