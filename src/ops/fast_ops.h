@@ -30,6 +30,8 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
 nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* Concat of any dtype: the reference's copies across the pool (ops/fast_concat.c) */
+nnp_status nnp_prepare_concat(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 
 /* The op's prepare hook, NULL when there is none. There is one way for an op to have a
  * fast kernel: its nnp_op_info.prepare (set in the op's own descriptor). Not a switch on

@@ -14,6 +14,7 @@
  * fail on them. */
 #include <string.h>
 
+#include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
 /* Tile views its output as a rank-2r tensor (repeat, extent) per input axis. */
@@ -581,7 +582,7 @@ const nnp_op_info nnp_op_transpose = {.name = "Transpose", .min_inputs = 1, .max
                                       .infer = infer_transpose, .ref = ref_transpose};
 const nnp_op_info nnp_op_concat = {.name = "Concat", .min_inputs = 1, .max_inputs = 127,
                                    .min_outputs = 1, .max_outputs = 1, .flags = NNP_OPF_VARIADIC,
-                                   .infer = infer_concat, .ref = ref_concat};
+                                   .infer = infer_concat, .ref = ref_concat, .prepare = nnp_prepare_concat};
 const nnp_op_info nnp_op_split = {.name = "Split", .min_inputs = 1, .max_inputs = 2,
                                   .min_outputs = 1, .max_outputs = MV_MAX_PARTS,
                                   .infer = infer_split, .ref = ref_split};
