@@ -101,7 +101,13 @@ grep -q "total: $((8 + 2 * n_llm)) rows ok, 0 failed, 0 not done" status.txt || 
 "$NNPERF" sweep collect two.json --no-history -q || fail "collect"
 grep -q '"node": "nnpnode1"' two.results/collected.json || fail "Slurm rows without their node"
 agree="$HERE/sweep_rows_agree.py"
-python3 "$agree" local.results/collected.json two.results/collected.json cpu,small ||
+# drift 0.40, not the script's 0.10: under the sanitizers squeezenet1_1 native measured
+# 54.6 ms [46.6, 55.9] locally and 33.8 [33.5, 37.6] through Slurm (0.62x), then 47.9
+# [42.8, 52.5] against 34.3 [33.6, 34.7] (0.72x), with neither run short of CPU time, on
+# a 2-vCPU VM whose other tenants moved its 2-thread FMA peak 207 -> 183 GFLOP/s between
+# back-to-back runs (docs/sweep.md); the mutation below (16x the work) stays apart at 0.40
+drift=0.40
+python3 "$agree" local.results/collected.json two.results/collected.json cpu,small --drift $drift ||
   fail "local and Slurm rows differ"
 if [ "$n_llm" = 1 ]; then
   python3 "$agree" local.results/collected-llm.json two.results/collected-llm.json cpu,small --stat-info ||
@@ -112,7 +118,7 @@ fi
 plan mut 0.1 "$classes" '["native"]' 2 16
 sed -i 's/"iterations": 10/"iterations": 4/; s/, "zoo:squeezenet1_1"//' mut.json
 timeout 60 "$NNPERF" sweep mut.json --results mut.results --no-history -q || fail "mutated local sweep"
-python3 "$agree" mut.results/collected.json two.results/collected.json cpu --ignore batch,scenario >mut.txt &&
+python3 "$agree" mut.results/collected.json two.results/collected.json cpu --ignore batch,scenario --drift $drift >mut.txt &&
   { cat mut.txt; fail "the check passed rows measured at batch 16 against batch 1"; }
 # failed by the statistic, each mutated row paired with its twin (not by a missing row)
 [ "$(grep -c '^DIFFER' mut.txt)" -eq 1 ] && ! grep -q "but locally" mut.txt ||
