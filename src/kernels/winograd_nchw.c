@@ -308,13 +308,16 @@ void nnp_wnc_run(const nnp_wnc *k, const float *x, float *y, const nnp_epilogue 
   const int64_t xs = g->c * g->h * g->w, ys = g->m * g->oh * g->ow;
   /* bands write outputs while other bands still read inputs: not in place */
   const bool banded = k->band_rows > 0 && x != y;
+  int64_t slots = 0; /* bands in flight: at most one per thread, per scratch slot and per band */
+  if (banded) {
+    const int64_t bands = (g->th + k->band_rows - 1) / k->band_rows, threads = nnp_threadpool_threads(tp);
+    slots = threads < k->slots ? threads : k->slots;
+    if (slots > bands) slots = bands;
+  }
   for (int64_t n = 0; n < k->n; n++) {
     wnc_job j = {.k = k, .g = g, .x = x + n * xs, .r = ep && ep->residual ? ep->residual + n * ys : NULL,
                  .y = y + n * ys, .v = scratch, .m = (float *)scratch + POS * g->c * g->ldt, .ep = ep};
     if (banded) {
-      const int64_t bands = (g->th + k->band_rows - 1) / k->band_rows, threads = nnp_threadpool_threads(tp);
-      int64_t slots = threads < k->slots ? threads : k->slots;
-      if (slots > bands) slots = bands;
       wnc_bands b = {.job = j, .slots = slots, .scratch = scratch};
       nnp_threadpool_run(tp, band_tasks, &b, slots);
       continue;
