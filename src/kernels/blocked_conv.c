@@ -67,18 +67,31 @@ static int64_t pair_block_bytes(const nnp_conv2d_desc *d) {
   return 2 * d->kh * d->kw * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
 }
 
+bool nnp_bconv_groups_fit(const nnp_conv2d_desc *d) {
+  if (d->group == 1 || (d->group == d->c && d->group == d->m)) return true;
+  return d->group > 1 && d->c % d->group == 0 && d->m % d->group == 0 && (d->c / d->group) % NNP_BLOCK == 0 &&
+         (d->m / d->group) % NNP_BLOCK == 0;
+}
+
 nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
                              float act_max, bool generic, nnp_bconv_kernel **out) {
   *out = NULL;
   const bool dw = d->group > 1 && d->group == d->c && d->group == d->m;
-  if (d->group != 1 && !dw) return nnp_error(NNP_ERR_UNSUPPORTED, "blocked conv: group %lld", (long long)d->group);
+  if (!nnp_bconv_groups_fit(d))
+    return nnp_error(NNP_ERR_UNSUPPORTED, "blocked conv: group %lld of %lld inputs and %lld outputs is not whole blocks",
+                     (long long)d->group, (long long)d->c, (long long)d->m);
   nnp_bconv_kernel *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
   k->depthwise = dw;
   k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
-  k->cb = nnp_blocks(d->c);
+  const int64_t cg = dw ? d->c : d->c / d->group; /* input channels an output block reads */
+  k->cb_x = nnp_blocks(d->c);
+  k->cb = nnp_blocks(cg);
   k->mb = nnp_blocks(d->m);
+  k->obg = dw || d->group == 1 ? k->mb : d->m / d->group / NNP_BLOCK;
+  /* a pair's two blocks must read the same input: the same group */
+  k->step = dw || d->group == 1 || k->obg % 2 == 0 ? 2 : 1;
   k->ep.act = act;
   k->ep.act_min = act_min;
   k->ep.act_max = act_max;
@@ -115,10 +128,10 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
       for (int64_t t = 0; t < taps; t++) k->w[(ob * taps + t) * NNP_BLOCK + l] = w[m * taps + t];
       continue;
     }
-    for (int64_t ic = 0; ic < d->c; ic++)
+    for (int64_t ic = 0; ic < cg; ic++) /* ic: within m's group */
       for (int64_t t = 0; t < taps; t++)
         k->w[(((ob * k->cb + ic / NNP_BLOCK) * taps + t) * NNP_BLOCK + ic % NNP_BLOCK) * NNP_BLOCK + l] =
-            w[(m * d->c + ic) * taps + t];
+            w[(m * cg + ic) * taps + t];
   }
   *out = k;
   return NNP_OK;
@@ -220,6 +233,11 @@ typedef struct run_ctx {
   bool images_inner; /* dense, batch: group outer, image inner (a block pair's weights stay in cache) */
 } run_ctx;
 
+/* The first input block output block ob reads: its group's (dense and depthwise: x). */
+static const float *group_input(const nnp_bconv_kernel *k, const float *x, int64_t ob) {
+  return k->obg == k->mb ? x : x + ob / k->obg * k->cb * k->d.h * k->d.w * NNP_BLOCK;
+}
+
 /* The image and group of task index q = t / rtasks (run_planes, run_rows without
  * row_major): image outer, or with images_inner group outer. */
 static void task_image_group(const run_ctx *c, int64_t q, int64_t *n, int64_t *g) {
@@ -235,14 +253,15 @@ static void run_planes(void *p, int64_t begin, int64_t end) {
   const run_ctx *c = p;
   const nnp_bconv_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
+  const int64_t xs = k->cb_x * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
     int64_t n, pair;
     task_image_group(c, t / c->rtasks, &n, &pair);
-    const int64_t oh0 = t % c->rtasks * c->rows, ob = pair * 2;
+    const int64_t oh0 = t % c->rtasks * c->rows, ob = pair * k->step;
     const int64_t oh1 = oh0 + c->rows < d->oh ? oh0 + c->rows : d->oh;
-    const int nb = ob + 1 < k->mb ? 2 : 1;
-    nnp_bconv_dense_plane_avx512(k, c->x + n * xs, c->y + n * ys, c->r ? c->r + n * ys : NULL, ob, nb, oh0, oh1);
+    const int nb = k->step == 2 && ob + 1 < k->mb ? 2 : 1;
+    nnp_bconv_dense_plane_avx512(k, group_input(k, c->x + n * xs, ob), c->y + n * ys, c->r ? c->r + n * ys : NULL,
+                                 ob, nb, oh0, oh1);
   }
 }
 
@@ -253,7 +272,7 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
   const run_ctx *c = p;
   const nnp_bconv_kernel *k = c->k;
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t xs = k->cb * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
+  const int64_t xs = k->cb_x * d->h * d->w * NNP_BLOCK, ys = k->mb * d->oh * d->ow * NNP_BLOCK;
   for (int64_t t = begin; t < end; t++) {
     const int64_t oh = (c->row_major ? t / c->groups % c->rtasks : t % c->rtasks) * c->rows;
     int64_t n, gi;
@@ -268,8 +287,9 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
       else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh); /* one row, or a pair's lone last row */
       continue;
     }
-    const int64_t ob = gi * 2;
-    const int nb = ob + 1 < k->mb ? 2 : 1;
+    const int64_t ob = gi * k->step;
+    const int nb = k->step == 2 && ob + 1 < k->mb ? 2 : 1;
+    x = group_input(k, x, ob);
     if (k->generic) {
       for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
     } else {
@@ -287,7 +307,8 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
     nnp_wino_run(k->wino, x, y, residual, scratch, tp);
     return;
   }
-  run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + 1) / 2, .rows = 1};
+  run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + k->step - 1) / k->step,
+               .rows = 1};
   if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
   if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) {
     c.rows = (int)d->oh; /* a task per plane */
@@ -304,9 +325,11 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * outer reads each input once and the weights once per image. The order that reads
    * less (resnet18 at batch 16: its 512-channel layers on 7x7 planes, 9.4 MB of weights
    * per image, take the pairs outer) */
-  const int64_t in_bytes = k->cb * d->h * d->w * NNP_BLOCK * (int64_t)sizeof(float);
-  const int64_t npairs = (k->mb + 1) / 2, w_bytes = npairs * k->cb * pair_block_bytes(d);
-  c.images_inner = d->n > 1 && !k->depthwise && w_bytes + npairs * d->n * in_bytes < d->n * (w_bytes + in_bytes);
+  const int64_t in_bytes = k->cb * d->h * d->w * NNP_BLOCK * (int64_t)sizeof(float); /* what a task reads */
+  const int64_t image_bytes = in_bytes / k->cb * k->cb_x;
+  /* per task: a block pair (or one block of a grouped layer) over its group's input */
+  const int64_t npairs = c.groups, w_bytes = npairs * k->cb * pair_block_bytes(d) / (2 / k->step);
+  c.images_inner = d->n > 1 && !k->depthwise && w_bytes + npairs * d->n * in_bytes < d->n * (w_bytes + image_bytes);
   if (k->chunk) {
     /* planes at most 7 wide and 8 high: whole planes where the block pairs share out
      * evenly over the threads (or are many), else 4 rows (mobilenet_v2's 160 and 320
@@ -331,7 +354,7 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * layers on 56x56, 1-3% each, 10% for the strided one), pairs (the shared counter)
    * otherwise. Batches keep the shared counter: its chunks, image outer, already give
    * each thread whole images, and row outer measured 3% slower at batch 16. */
-  const bool split_rows = d->n == 1 && !k->depthwise && !one_by_one && w_bytes < in_bytes;
+  const bool split_rows = d->n == 1 && !k->depthwise && !one_by_one && w_bytes < in_bytes && k->obg == k->mb;
   c.row_major = !c.dw_plane && (k->depthwise || split_rows ||
                                 (c.rows == 1 && one_by_one && k->cb * pair_block_bytes(d) <= 32768));
   /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per

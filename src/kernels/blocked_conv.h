@@ -7,8 +7,10 @@
  * with no im2col copy and no ragged tiles on odd planes (7x7: 49 pixels are 49 full
  * vectors, where the NCHW GEMM wastes 15 of 16 lanes on the last column).
  *
- * Covered: group 1 (dense) and depthwise (group == C == M), any kernel size, stride,
- * padding and dilation. Weights and bias are packed at prepare: dense
+ * Covered: group 1 (dense), depthwise (group == C == M) and grouped convolutions whose
+ * groups are whole blocks (C/group and M/group multiples of 16: RegNet's 16-wide groups,
+ * ResNeXt's later stages), any kernel size, stride, padding and dilation. A grouped
+ * layer is dense per group: an output block reads its own group's input blocks only. Weights and bias are packed at prepare: dense
  * [M/16][C/16][kh][kw][16 input][16 output] (the 16 input channels of one tap, the tile's
  * inner loop, are 1 KiB in a row, not 16 loads kh*kw*64 bytes apart), depthwise
  * [C/16][kh][kw][16], zero in padded channels, so the
@@ -35,8 +37,12 @@ static inline int64_t nnp_blocks(int64_t c) { return (c + NNP_BLOCK - 1) / NNP_B
 
 typedef struct nnp_bconv_kernel nnp_bconv_kernel;
 
-/* d: the convolution in NCHW terms (real channel counts c and m); group must be 1 or
- * c == m == group (NNP_ERR_UNSUPPORTED otherwise). w: m x c/group x kh x kw; bias: m
+/* Whether the blocked kernels run convolution d's grouping: group 1, depthwise, or
+ * groups of whole blocks (the kernel windows are checked apart: nnp_conv2d_read_window). */
+bool nnp_bconv_groups_fit(const nnp_conv2d_desc *d);
+
+/* d: the convolution in NCHW terms (real channel counts c and m); its grouping must fit
+ * (nnp_bconv_groups_fit; NNP_ERR_UNSUPPORTED otherwise). w: m x c/group x kh x kw; bias: m
  * floats or NULL. Both are copied. act, act_min, act_max: the epilogue's activation
  * (nnp_act). generic: the portable C kernel only. */
 nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,

@@ -212,7 +212,7 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
                        .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3]};
   d.group = nnp_attr_int(ctx->node, "group", 1);
   d.c = w->dims[1] * d.group;
-  if (d.group != 1 && !(d.group == d.c && d.group == d.m)) return NNP_OK; /* grouped: the reference */
+  if (d.group < 1 || !nnp_bconv_groups_fit(&d)) return NNP_OK; /* groups not of whole blocks: the reference */
   bool window_ok;
   NNP_TRY(nnp_conv2d_read_window(ctx->node, &d, &window_ok));
   if (!window_ok) return NNP_OK;

@@ -45,7 +45,7 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   nnp_bconv_kernel *kg = NULL, *kf = NULL;
   CHECK_OK(nnp_bconv_prepare(d, w, b, act, ep.act_min, ep.act_max, true, &kg));
   CHECK(nnp_bconv_generic(kg));
-  CHECK(nnp_bconv_depthwise(kg) == (d->group > 1));
+  CHECK(nnp_bconv_depthwise(kg) == (d->group > 1 && d->group == d->c && d->group == d->m));
   CHECK(nnp_bconv_scratch_bytes(kg) == 0);
   nnp_bconv_run(kg, xb, yg, r ? rb : NULL, NULL, NULL);
   nnp_blocked_to_nchw(yg, got, d->n, d->m, P, NULL);
@@ -159,6 +159,11 @@ int main(void) {
     d.m = dw ? d.c : kt_int(1, 50);
     d.group = dw ? d.c : 1;
     if (dw && d.c == 1) d.group = 1; /* one channel: the dense path */
+    if (trial % 7 == 4 && !dw) { /* groups of whole blocks: 1 to 3 output blocks per group (odd: single-block tasks) */
+      d.group = kt_int(2, 4);
+      d.c = d.group * NNP_BLOCK * kt_int(1, 2);
+      d.m = d.group * NNP_BLOCK * kt_int(1, 3);
+    }
     if (d.h + 2 * d.ph < (d.kh - 1) * d.dh + 1) d.h = (d.kh - 1) * d.dh + 1;
     if (d.w + 2 * d.pw < (d.kw - 1) * d.dw + 1) d.w = (d.kw - 1) * d.dw + 1;
     out_size(&d);
@@ -215,6 +220,19 @@ int main(void) {
   };
   for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); i++) {
     nnp_conv2d_desc d = fixed[i];
+    out_size(&d);
+    for (int trial = 0; trial < 5; trial++) run_case(&d, trial * 7 + 1, pools);
+  }
+  /* grouped layers of RegNet (16-wide groups, stride 1 and 2, a batch) and ResNeXt (32-wide
+   * groups on 7x7: block pairs; and 64 inputs per group: input-block chunks) */
+  const nnp_conv2d_desc grouped[] = {
+      {.n = 1, .c = 64, .h = 28, .w = 28, .m = 64, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 4},
+      {.n = 2, .c = 48, .h = 15, .w = 15, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 3},
+      {.n = 1, .c = 128, .h = 7, .w = 7, .m = 128, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 4},
+      {.n = 1, .c = 512, .h = 7, .w = 7, .m = 64, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 2},
+  };
+  for (int i = 0; i < (int)(sizeof grouped / sizeof grouped[0]); i++) {
+    nnp_conv2d_desc d = grouped[i];
     out_size(&d);
     for (int trial = 0; trial < 5; trial++) run_case(&d, trial * 7 + 1, pools);
   }

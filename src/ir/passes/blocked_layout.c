@@ -1,5 +1,5 @@
-/* Blocked layout: 2-D float32 convolutions (Conv and FusedConv, group 1 or depthwise,
- * constant weights) become BlockedConv (ops/internal_ops.h), which reads and writes the
+/* Blocked layout: 2-D float32 convolutions (Conv and FusedConv, group 1, depthwise or
+ * groups of whole 16-channel blocks, constant weights) become BlockedConv (ops/internal_ops.h), which reads and writes the
  * NCHW16c layout of kernels/blocked_conv.h, with as few reorders as possible.
  *
  * Converted convolutions that feed each other form regions; inside a region values stay
@@ -54,7 +54,7 @@ static bool convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, cons
   nnp_conv2d_desc d = {.n = x->dims[0], .c = x->dims[1], .h = x->dims[2], .w = x->dims[3], .m = y->dims[1],
                        .oh = y->dims[2], .ow = y->dims[3], .kh = w->dims[2], .kw = w->dims[3]};
   d.group = nnp_attr_int(n, "group", 1);
-  if (d.group != 1 && !(d.group == d.c && d.group == d.m)) return false;
+  if (d.group < 1 || !nnp_bconv_groups_fit(&d)) return false;
   if (w->dims[0] != d.m || w->dims[1] * d.group != d.c) return false;
   bool ok = false;
   if (nnp_conv2d_read_window(n, &d, &ok) != NNP_OK) {
