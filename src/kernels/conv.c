@@ -80,7 +80,7 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     k->algo = NNP_CONV_GEMM_1X1;
   else if (!generic && winograd_picked(d, pick))
     k->algo = NNP_CONV_WINOGRAD;
-  else if (((d->group == 1 && d->sh == 1) || k->generic || nnp_dispatch_isa(NNP_KF_DIRECT_CONV) < NNP_ISA_AVX512) && /* AVX-512: group 1, stride 1 */
+  else if (((d->group == 1 && d->sh == 1) || generic || nnp_dispatch_isa(NNP_KF_DIRECT_CONV) < NNP_ISA_AVX512) && /* AVX-512: group 1, stride 1 */
            (pick == NNP_CONV_PICK_DIRECT ? nnp_conv2d_direct_applies(d)
                                          : (pick == NNP_CONV_PICK_AUTO || pick == NNP_CONV_PICK_WINOGRAD) && nnp_conv2d_direct_pays(d)))
     k->algo = NNP_CONV_DIRECT;
