@@ -1,4 +1,5 @@
-/* The epilogue's activations on 8 floats (AVX2); sigmoid is left to the scalar path.
+/* The epilogue's activations on 8 floats (AVX2); sigmoid is left to the scalar path,
+ * SiLU runs here on the vector e^x (exp_avx2.h: within a few ulp of expf).
  * Include only from files compiled with -mavx2 -mfma. */
 #ifndef NNP_KERNELS_ACT_AVX2_H
 #define NNP_KERNELS_ACT_AVX2_H
@@ -6,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/epilogue.h"
+#include "kernels/exp_avx2.h"
 
 static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
   switch (ep->act) {
@@ -17,6 +19,8 @@ static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
       t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
       return _mm256_mul_ps(_mm256_mul_ps(v, t), _mm256_set1_ps(1.0f / 6.0f));
     }
+    case NNP_ACT_SILU: /* v / (1 + e^-v), nnp_act_apply's formula */
+      return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
     default: return v;
   }
 }

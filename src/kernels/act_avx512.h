@@ -1,4 +1,5 @@
-/* The epilogue's activations on 16 floats (AVX-512F); sigmoid is left to the caller.
+/* The epilogue's activations on 16 floats (AVX-512F); sigmoid is left to the caller,
+ * SiLU runs here on the vector e^x (exp_avx512.h).
  * Include only from files compiled with -mavx512f. */
 #ifndef NNP_KERNELS_ACT_AVX512_H
 #define NNP_KERNELS_ACT_AVX512_H
@@ -6,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/epilogue.h"
+#include "kernels/exp_avx512.h"
 
 static inline __m512 nnp_act16(const nnp_epilogue *ep, __m512 v) {
   switch (ep->act) {
@@ -17,6 +19,8 @@ static inline __m512 nnp_act16(const nnp_epilogue *ep, __m512 v) {
       t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
       return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
     }
+    case NNP_ACT_SILU: /* v / (1 + e^-v), nnp_act_apply's formula */
+      return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), nnp_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
     default: return v;
   }
 }

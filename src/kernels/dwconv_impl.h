@@ -41,7 +41,7 @@ void DWCONV_FN(const nnp_conv2d_desc *d, const float *x, const float *w, float *
       }
       if (!ep)
         for (int64_t ow = 0; ow < OW; ow++) yr[ow] = row[ow];
-      else if (!loc.residual && loc.act != NNP_ACT_SIGMOID) {
+      else if (!loc.residual && loc.act != NNP_ACT_SIGMOID && loc.act != NNP_ACT_SILU) {
         const float bias = loc.bias_kind == NNP_BIAS_ROW ? loc.bias[0] : 0.0f;
         for (int64_t ow = 0; ow < OW; ow++) {
           float v = row[ow] + bias;

@@ -33,6 +33,9 @@ static void act_block(const nnp_epilogue *ep, const float *x, float *y, int64_t 
     case NNP_ACT_SIGMOID:
       for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
       break;
+    case NNP_ACT_SILU:
+      for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+      break;
     default:
       if (x != y)
         for (int64_t i = 0; i < n; i++) y[i] = x[i];

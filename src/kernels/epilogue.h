@@ -13,7 +13,8 @@ typedef enum nnp_act {
   NNP_ACT_RELU,
   NNP_ACT_CLIP,      /* min(max(x, act_min), act_max) (Relu6 is clip(0, 6)) */
   NNP_ACT_HARDSWISH, /* x * clip(x + 3, 0, 6) / 6 */
-  NNP_ACT_SIGMOID
+  NNP_ACT_SIGMOID,
+  NNP_ACT_SILU /* x * sigmoid(x), Swish: the EfficientNet family's Sigmoid + Mul pair */
 } nnp_act;
 
 typedef enum nnp_bias_kind {
@@ -41,6 +42,7 @@ static inline float nnp_act_apply(const nnp_epilogue *ep, float v) {
       return v * t * (1.0f / 6.0f);
     }
     case NNP_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
+    case NNP_ACT_SILU: return v / (1.0f + expf(-v)); /* v < -88: v / inf = -0, as x * sigmoid(x) */
     default: return v;
   }
 }

@@ -19,6 +19,7 @@ nnp_status nnp_fused_activation(const nnp_node *n, nnp_act *act, float *lo, floa
   if (!strcmp(name, "Relu")) *act = NNP_ACT_RELU;
   else if (!strcmp(name, "HardSwish")) *act = NNP_ACT_HARDSWISH;
   else if (!strcmp(name, "Sigmoid")) *act = NNP_ACT_SIGMOID;
+  else if (!strcmp(name, "Silu")) *act = NNP_ACT_SILU;
   else if (!strcmp(name, "Clip")) {
     *act = NNP_ACT_CLIP;
     const float *p = NULL;
@@ -46,6 +47,7 @@ static inline float apply_act(nnp_act act, float x, float lo, float hi) {
       float e = expf(x);
       return e / (1.0f + e);
     }
+    case NNP_ACT_SILU: return x * apply_act(NNP_ACT_SIGMOID, x, lo, hi); /* Mul(x, Sigmoid(x)), bit for bit */
     default: return x;
   }
 }
@@ -95,6 +97,9 @@ static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
       break;
     case NNP_ACT_SIGMOID:
       for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_SIGMOID, yd[i], lo, hi);
+      break;
+    case NNP_ACT_SILU:
+      for (int64_t i = 0; i < n; i++) yd[i] = apply_act(NNP_ACT_SILU, yd[i], lo, hi);
       break;
     default: break;
   }

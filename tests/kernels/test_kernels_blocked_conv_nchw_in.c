@@ -68,7 +68,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   kt_fill(w, nw);
   kt_fill(bias, d.m);
   kt_fill(res, ny);
-  const nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
+  const nnp_epilogue ep = {.act = trial % 6, .act_min = -0.2f, .act_max = 0.9f};
   const float *b = trial % 3 != 2 ? bias : NULL;
   const bool with_r = trial % 2;
   naive(&d, x, w, b, with_r ? res : NULL, &ep, want);

@@ -25,7 +25,7 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
   kt_fill(w, nw);
   kt_fill(bias, d->m);
   kt_fill(res, ny);
-  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
+  nnp_epilogue ep = {.act = trial % 6, .act_min = -0.2f, .act_max = 0.9f};
   if (trial % 3 != 2) {
     ep.bias = bias;
     ep.bias_kind = NNP_BIAS_ROW;
@@ -123,7 +123,7 @@ static void direct_case(const nnp_conv2d_desc *d, int ev, nnp_threadpool *const 
   kt_fill(bias, d->m);
   kt_fill(res, ny);
   static const int acts[8] = {NNP_ACT_NONE, NNP_ACT_NONE, NNP_ACT_RELU, NNP_ACT_CLIP,
-                              NNP_ACT_HARDSWISH, NNP_ACT_SIGMOID, NNP_ACT_RELU, NNP_ACT_NONE};
+                              NNP_ACT_HARDSWISH, NNP_ACT_SIGMOID, NNP_ACT_SILU, NNP_ACT_NONE};
   nnp_epilogue ep = {.act = acts[ev], .act_min = -0.2f, .act_max = 0.9f};
   if (ev != 0 && ev != 3 && ev != 7) {
     ep.bias = bias;
@@ -330,11 +330,11 @@ static void dw_fast_case(int trial, dw_planes_fn fast, const char *isa) {
   kt_fill(w, nw);
   kt_fill(bias, d.c);
   kt_fill(res, ny);
-  /* none, bias, relu, clip, hardswish, sigmoid, residual, residual in Y + clip */
+  /* none, bias, relu, clip, hardswish, sigmoid, residual, residual in Y + SiLU */
   const int variant = trial / 4 % 8;
   nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act_min = -0.2f, .act_max = 0.9f};
   static const int acts[] = {0, NNP_ACT_NONE, NNP_ACT_RELU, NNP_ACT_CLIP, NNP_ACT_HARDSWISH, NNP_ACT_SIGMOID,
-                             NNP_ACT_NONE, NNP_ACT_CLIP};
+                             NNP_ACT_NONE, NNP_ACT_SILU};
   ep.act = acts[variant];
   if (variant == 6) {
     ep.bias_kind = NNP_BIAS_NONE;

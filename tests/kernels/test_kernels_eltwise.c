@@ -19,7 +19,7 @@ int main(void) {
       a[i] = kt_float() * 8.0f;
       b[i] = kt_float();
     }
-    for (int act = NNP_ACT_NONE; act <= NNP_ACT_SIGMOID; act++)
+    for (int act = NNP_ACT_NONE; act <= NNP_ACT_SILU; act++)
       for (int op = -1; op <= 1; op++)
         for (int t = 0; t < 4; t++)
           for (int inplace = 0; inplace < 2; inplace++) {

@@ -47,7 +47,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   kt_fill(bias_c, N);
   kt_fill(res, M * N);
   int64_t sam = ta ? 1 : K, sak = ta ? M : 1, sbk = tb ? 1 : N, sbn = tb ? K : 1;
-  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.3f, .act_max = 0.7f};
+  nnp_epilogue ep = {.act = trial % 6, .act_min = -0.3f, .act_max = 0.7f};
   int bk = trial % 3;
   ep.bias_kind = bk;
   ep.bias = bk == NNP_BIAS_ROW ? bias_r : bk == NNP_BIAS_COL ? bias_c : NULL;

@@ -91,7 +91,7 @@ static void conv_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const
   kt_fill(b.w, nw);
   kt_fill(b.bias, d->m);
   kt_fill(b.res, b.ny);
-  nnp_epilogue ep = {.act = trial % 5, .act_min = -0.2f, .act_max = 0.9f};
+  nnp_epilogue ep = {.act = trial % 6, .act_min = -0.2f, .act_max = 0.9f};
   if (trial % 3 != 2) {
     ep.bias = b.bias;
     ep.bias_kind = NNP_BIAS_ROW;

@@ -101,7 +101,7 @@ static const int64_t x_dims[] = {1, 3, 8, 8}, w_dims[] = {4, 3, 3, 3}, b_dims[] 
 
 /* x -> Conv -> <act> -> y, every act kind; Clip with constant bounds (opset 13). */
 static void test_fuse_activation(void) {
-  const char *acts[] = {"Relu", "Clip", "HardSwish", "Sigmoid"};
+  const char *acts[] = {"Relu", "Clip", "HardSwish", "Sigmoid"}; /* Silu: test_fuse_gated_pattern */
   for (int a = 0; a < 4; a++) {
     Onnx__ModelProto *m = mb_model(13);
     mb_input(m, "x", F32, 4, x_dims);
@@ -137,22 +137,27 @@ static void test_fuse_activation(void) {
   }
 }
 
-/* x -> Conv -> c; HardSigmoid(c) -> h; Mul(c, h) -> y: HardSwish as written below opset
- * 14. Fused only with HardSwish's constants (alpha 1/6, beta 0.5), either Mul operand
- * order, and when nothing else reads c or h; variant 0..1 fuse, 2..4 must not. */
-static void test_fuse_hard_swish_pattern(void) {
-  for (int v = 0; v < 5; v++) {
+/* x -> Conv -> c; G(c) -> h; Mul(c, h) -> y: HardSwish as written below opset 14 (G =
+ * HardSigmoid), SiLU as torch exports it (G = Sigmoid). Fused only with HardSwish's
+ * constants (alpha 1/6, beta 0.5), either Mul operand order, and when nothing else reads
+ * c or h; variants 0..1 and 5..6 (Sigmoid) fuse, 2..4 and 7 (Sigmoid read outside) must not. */
+static void test_fuse_gated_pattern(void) {
+  for (int v = 0; v < 8; v++) {
     Onnx__ModelProto *m = mb_model(13);
     mb_input(m, "x", F32, 4, x_dims);
     mb_init_f32(m, "w", 4, w_dims, weights(108, 1));
     mb_init_f32(m, "b", 1, b_dims, weights(4, 2));
     mb_node(m, "Conv", "conv", "x,w,b", "c");
-    Onnx__NodeProto *h = mb_node(m, "HardSigmoid", "hs", "c", "h");
-    attr_float(h, "alpha", v == 2 ? 0.2f : 1.0f / 6.0f); /* 2: ONNX's default alpha, not HardSwish */
-    attr_float(h, "beta", 0.5f);
-    mb_node(m, "Mul", "mul", v == 1 ? "h,c" : "c,h", "y");
+    if (v >= 5) {
+      mb_node(m, "Sigmoid", "sig", "c", "h");
+    } else {
+      Onnx__NodeProto *h = mb_node(m, "HardSigmoid", "hs", "c", "h");
+      attr_float(h, "alpha", v == 2 ? 0.2f : 1.0f / 6.0f); /* 2: ONNX's default alpha, not HardSwish */
+      attr_float(h, "beta", 0.5f);
+    }
+    mb_node(m, "Mul", "mul", v == 1 || v == 6 ? "h,c" : "c,h", "y");
     mb_output(m, "y", F32);
-    if (v == 3) mb_output(m, "h", F32); /* 3: the gate is read outside */
+    if (v == 3 || v == 7) mb_output(m, "h", F32); /* 3, 7: the gate is read outside */
     if (v == 4) {                       /* 4: c has a third reader */
       mb_node(m, "Relu", "other", "c", "z");
       mb_output(m, "z", F32);
@@ -162,7 +167,7 @@ static void test_fuse_hard_swish_pattern(void) {
     result base, opt;
     run(g, 0, false, &base);
     run(g, NNP_PASS_FUSE_ACTIVATION, false, &opt);
-    const bool fuse = v < 2;
+    const bool fuse = v < 2 || v == 5 || v == 6;
     CHECK_MSG(fuse ? opt.steps == 1 && !strcmp(opt.ops[0], "FusedConv") : opt.steps == base.steps,
               "variant %d: steps %d -> %d, first %s", v, base.steps, opt.steps, opt.ops[0]);
     CHECK_MSG(identical(&base, &opt), "variant %d: outputs differ by %g", v, max_diff(&base, &opt));
@@ -610,7 +615,7 @@ static void test_pass_names(void) {
 int main(void) {
   test_pass_names();
   test_fuse_activation();
-  test_fuse_hard_swish_pattern();
+  test_fuse_gated_pattern();
   test_channel_broadcast();
   test_fast_batch_norm();
   test_fuse_gemm();

@@ -1,9 +1,12 @@
 /* Activation fusion: Conv/Gemm (or a FusedConv without activation) whose only reader is
  * Relu, Clip (constant bounds), HardSwish or Sigmoid becomes FusedConv/FusedGemm with the
- * activation in its epilogue. So does a Conv/Gemm read by exactly HardSigmoid(y) (alpha
- * 1/6, beta 0.5) and Mul(y, HardSigmoid(y)): HardSwish as exporters write it below opset
- * 14 (torchvision's MobileNetV3 at opset 13), which otherwise ran as two steps, the
- * HardSigmoid on the reference kernel. float32 only (read from the inferred shapes). */
+ * activation in its epilogue. So does a Conv/Gemm read by exactly a gate G(y) and
+ * Mul(y, G(y)): HardSigmoid (alpha 1/6, beta 0.5) makes HardSwish as exporters write it
+ * below opset 14 (torchvision's MobileNetV3 at opset 13), which otherwise ran as two
+ * steps, the HardSigmoid on the reference kernel; Sigmoid makes SiLU (Swish), which torch
+ * exports as x * sigmoid(x) (the EfficientNet family: half of efficientnet_b0's time ran
+ * the pair as a separate elementwise pass, and on AVX-512 each pass took the value out of
+ * the blocked layout and back). float32 only (read from the inferred shapes). */
 #include <math.h>
 #include <string.h>
 
@@ -39,22 +42,25 @@ static nnp_status set_activation(nnp_node *n, const char *act, float lo, float h
   return NNP_OK;
 }
 
-/* y's two readers when they are HardSigmoid(y) with HardSwish's constants and
- * Mul(y, HardSigmoid(y)), the HardSigmoid's output read by the Mul alone: the Mul's
- * index, the HardSigmoid's in *hs; else -1. */
-static int hard_swish_readers(const nnp_graph *g, int y, int *hs) {
+/* y's two readers when they are a gate G(y) (HardSigmoid with HardSwish's constants, or
+ * Sigmoid) and Mul(y, G(y)), the gate's output read by the Mul alone: the Mul's index,
+ * the gate's in *hs and the fused activation's name in *act; else -1. */
+static int gated_readers(const nnp_graph *g, int y, int *hs, const char **act) {
   if (g->values[y].is_output || pass_uses(g, y) != 2) return -1;
   int h = -1, m = -1;
   for (int i = 0; i < g->n_nodes; i++) {
     const nnp_node *c = &g->nodes[i];
     if (c->n_outputs != 1 || c->outputs[0] < 0) continue;
-    if (c->op == NNP_OP_HARD_SIGMOID && c->n_inputs == 1 && c->inputs[0] == y) h = i;
+    if ((c->op == NNP_OP_HARD_SIGMOID || c->op == NNP_OP_SIGMOID) && c->n_inputs == 1 && c->inputs[0] == y) h = i;
     else if (c->op == NNP_OP_MUL && c->n_inputs == 2 && (c->inputs[0] == y || c->inputs[1] == y)) m = i;
   }
   if (h < 0 || m < 0) return -1;
   /* the reference HardSigmoid computes alpha * x + beta: with these exact constants it is
-   * HardSwish's x * (1/6) + 0.5, so the fused reference gives the same bits */
-  if (nnp_attr_float(&g->nodes[h], "alpha", 0.2f) != 1.0f / 6.0f || nnp_attr_float(&g->nodes[h], "beta", 0.5f) != 0.5f)
+   * HardSwish's x * (1/6) + 0.5, so the fused reference gives the same bits (and Silu's
+   * reference is x * the reference Sigmoid) */
+  *act = g->nodes[h].op == NNP_OP_SIGMOID ? "Silu" : "HardSwish";
+  if (g->nodes[h].op == NNP_OP_HARD_SIGMOID && (nnp_attr_float(&g->nodes[h], "alpha", 0.2f) != 1.0f / 6.0f ||
+                                                nnp_attr_float(&g->nodes[h], "beta", 0.5f) != 0.5f))
     return -1;
   const int ho = g->nodes[h].outputs[0];
   const nnp_node *mn = &g->nodes[m];
@@ -64,16 +70,17 @@ static int hard_swish_readers(const nnp_graph *g, int y, int *hs) {
   return m;
 }
 
-/* Node i (Conv/Gemm) takes HardSwish when its output is read as above; the HardSigmoid
+/* Node i (Conv/Gemm) takes HardSwish or Silu when its output is read as above; the gate
  * and the Mul are removed. *moved: how many removed nodes came before i (the caller's
  * index moves back by as much), -1 when the pattern is not there. */
-static nnp_status fuse_hard_swish(nnp_graph *g, int i, int *moved) {
+static nnp_status fuse_gated(nnp_graph *g, int i, int *moved) {
   *moved = -1;
   nnp_node *n = &g->nodes[i];
   int h = -1;
-  const int m = hard_swish_readers(g, n->outputs[0], &h);
+  const char *act = NULL;
+  const int m = gated_readers(g, n->outputs[0], &h, &act);
   if (m < 0) return NNP_OK;
-  NNP_TRY(set_activation(n, "HardSwish", 0, 0));
+  NNP_TRY(set_activation(n, act, 0, 0));
   n->outputs[0] = g->nodes[m].outputs[0];
   if (n->op == NNP_OP_CONV) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_CONV, "FusedConv"));
   if (n->op == NNP_OP_GEMM) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_GEMM, "FusedGemm"));
@@ -97,7 +104,7 @@ nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes
     const int ai = pass_single_consumer(g, n->outputs[0]);
     if (ai < 0) {
       int moved;
-      NNP_TRY(fuse_hard_swish(g, i, &moved));
+      NNP_TRY(fuse_gated(g, i, &moved));
       if (moved >= 0) i -= moved, ++*count;
       continue;
     }

@@ -1,0 +1,27 @@
+/* e^x on 16 floats (AVX-512F): the epilogue's SiLU (act_avx512.h). Include only from
+ * files compiled with -mavx512f. */
+#ifndef NNP_KERNELS_EXP_AVX512_H
+#define NNP_KERNELS_EXP_AVX512_H
+
+#include <immintrin.h>
+
+/* e^x as nnp_exp8 (exp_avx2.h: Cephes' expf, x = n ln2 + r, e^r by a degree-5
+ * polynomial), with 2^n applied by vscalefps, which needs no exponent-bit arithmetic.
+ * Inputs clamped to +-88.38 (e^x stays finite). */
+static inline __m512 nnp_exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-88.3762626647949f)), _mm512_set1_ps(88.3762626647949f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+#endif
