@@ -25,6 +25,7 @@ enum {
   NNP_OP_BLOCKED_CONV,
   NNP_OP_BLOCKED_MAX_POOL,
   NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL,
+  NNP_OP_BLOCKED_CHANNEL_MUL,
   NNP_OP_INTERNAL_END
 };
 
@@ -49,6 +50,10 @@ extern const nnp_op_info nnp_op_from_blocked;
 extern const nnp_op_info nnp_op_blocked_conv;
 extern const nnp_op_info nnp_op_blocked_max_pool;
 extern const nnp_op_info nnp_op_blocked_global_average_pool;
+/* BlockedChannelMul(X, S), attribute `channels`: blocked X times one value per channel
+ * (S plain [N|1, C, 1, 1] / [C, 1, 1], or blocked [N, C/16, 1, 1, 16]), blocked Y: a
+ * squeeze-and-excitation block's scale (ops/blocked_scale.c). */
+extern const nnp_op_info nnp_op_blocked_channel_mul;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

@@ -23,7 +23,7 @@
 #include "test.h"
 #include "ir_builder.h"
 
-enum { NOUT = 7 }; /* graph outputs */
+enum { NOUT = 9 }; /* graph outputs */
 
 static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
   nnp_attr *a;
@@ -50,13 +50,15 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             X -> MaxPool 2x2 s2 -> H                       (stays NCHW: X is not blocked)
  *             P -> GlobalAveragePool -> K                    (reads P blocked, writes NCHW)
  *             H -> GlobalAveragePool -> L                    (stays NCHW: H is not blocked)
- * Outputs D, E, F, G, H, K, L. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+ *             K -> conv5 1x1 (24) -> S; Mul(S, P) -> M        (a squeeze-and-excitation scale,
+ *             Mul(P, K) -> Q                                  blocked S and plain S: BlockedChannelMul)
+ * Outputs D, E, F, G, H, K, L, M, Q. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
 static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv;
+  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -69,9 +71,11 @@ static nnp_graph *build(int64_t xc) {
   int w2 = add_f32_init(g, "W2", 4, w2d, 0), b2 = add_f32_init(g, "B2", 1, b1d, 0);
   int w3 = add_f32_init(g, "W3", 4, w3d, 0), b3 = add_f32_init(g, "B3", 1, b3d, 0);
   int w4 = add_f32_init(g, "W4", 4, w3d, 0);
-  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L"};
-  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv};
-  for (int i = 0; i < 12; i++) nnp_graph_value(g, names[i], vals[i]);
+  const int64_t w5d[4] = {24, 24, 1, 1};
+  int w5 = add_f32_init(g, "W5", 4, w5d, 0);
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv};
+  for (int i = 0; i < 15; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -93,7 +97,10 @@ static nnp_graph *build(int64_t xc) {
   add_ints_attr(&g->nodes[ni], "strides", 2, 2);
   nnp_graph_add_node(g, "gap_p", "GlobalAveragePool", "", 1, &pv, 1, &kv, NULL);
   nnp_graph_add_node(g, "gap_h", "GlobalAveragePool", "", 1, &h, 1, &lv, NULL);
-  int outs[NOUT] = {d, e, f, gv, h, kv, lv};
+  nnp_graph_add_node(g, "conv5", "Conv", "", 2, (int[]){kv, w5}, 1, &sv, NULL);
+  nnp_graph_add_node(g, "scale_s", "Mul", "", 2, (int[]){sv, pv}, 1, &mv, NULL);
+  nnp_graph_add_node(g, "scale_k", "Mul", "", 2, (int[]){pv, kv}, 1, &qv, NULL);
+  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv};
   for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
@@ -108,7 +115,7 @@ enum { MAXOUT = 3 * 3 * 24 * 81 };
 typedef struct result {
   float out[NOUT][MAXOUT];
   int64_t n[NOUT];
-  int to, from, bconv, bpool, bgap, steps, lanes;
+  int to, from, bconv, bpool, bgap, bmul, steps, lanes;
 } result;
 
 static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
@@ -135,6 +142,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
     r->bconv += !strcmp(t, "BlockedConv");
     r->bpool += !strcmp(t, "BlockedMaxPool");
     r->bgap += !strcmp(t, "BlockedGlobalAveragePool");
+    r->bmul += !strcmp(t, "BlockedChannelMul");
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
@@ -167,12 +175,14 @@ static void test_graph(int64_t xc, int to_blocked) {
   run(g, NNP_PASS_DEFAULT & ~NNP_PASS_BLOCKED_LAYOUT, false, 1, 1, true, &want);
   CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
-  CHECK_MSG(got.bconv == 4, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
+  CHECK_MSG(got.bconv == 5, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
+  CHECK_MSG(got.bmul == 2, "%d BlockedChannelMul (M and Q)", got.bmul);
   CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
   CHECK_MSG(got.bgap == 1, "%d BlockedGlobalAveragePool (on P only)", got.bgap);
-  CHECK_MSG(got.to == to_blocked, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked);
-  CHECK_MSG(got.from == 3, "%d FromBlocked (C once for both readers, D, G)", got.from);
-  CHECK_MSG(got.steps == want.steps + 3 + to_blocked, "steps %d vs %d without the pass", got.steps, want.steps);
+  /* ... and K's, the input of conv5 */
+  CHECK_MSG(got.to == to_blocked + 1, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked + 1);
+  CHECK_MSG(got.from == 5, "%d FromBlocked (C once for both readers, D, G, M, Q)", got.from);
+  CHECK_MSG(got.steps == want.steps + 5 + to_blocked + 1, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -184,7 +194,7 @@ static void test_graph(int64_t xc, int to_blocked) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 4 && got.bpool == 1 && got.bgap == 1 && got.to == to_blocked);
+        CHECK(got.bconv == 5 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.to == to_blocked + 1);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "X %lld channels, fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)xc,
@@ -211,7 +221,7 @@ int main(void) {
   if (!nnp_cpu_has_avx512f()) {
     nnp_graph *g = build(20);
     run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
-    CHECK(got.bconv == 0 && got.bpool == 0 && got.bgap == 0 && got.to == 0 && got.from == 0);
+    CHECK(got.bconv == 0 && got.bpool == 0 && got.bgap == 0 && got.bmul == 0 && got.to == 0 && got.from == 0);
     printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
     nnp_graph_destroy(g);
     TEST_MAIN_END();

@@ -17,8 +17,9 @@
  * blocking it would add reorders, not remove them. A GlobalAveragePool on a blocked
  * value becomes BlockedGlobalAveragePool, which writes its small NCHW output itself, so
  * the last feature map needs no FromBlocked (0.02-0.03 ms of mobilenet_v2 and
- * EfficientNet-Lite0 on 2 threads). Other ops (the network head) read the unblocked
- * value.
+ * EfficientNet-Lite0 on 2 threads). A Mul of a blocked value by one value per channel
+ * (a squeeze-and-excitation scale) becomes BlockedChannelMul. Other ops (the network
+ * head) read the unblocked value.
  *
  * Only on CPUs with AVX-512F (the blocked tile's ISA; NNP_CPU_FEATURES=avx2 or generic
  * turns the pass into a no-op). Runs last: it needs the fusions' FusedConv nodes. Nodes are visited in topological
@@ -169,6 +170,43 @@ static nnp_status join_gap(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m
   return NNP_OK;
 }
 
+/* Node i, if Mul(X, S) (either order) of a value X a converted node made blocked by one
+ * value per channel S ([N or 1, C, 1, 1] or [C, 1, 1]; the squeeze-and-excitation
+ * scale): BlockedChannelMul, reading S's blocked twin where a converted node made S, so
+ * the feature map stays blocked through the block. */
+static nnp_status join_channel_mul(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
+  const nnp_node *n = &g->nodes[i];
+  if (n->op != NNP_OP_MUL || n->n_inputs != 2 || n->n_outputs != 1 || n->outputs[0] < 0 || n->outputs[0] >= m->n)
+    return NNP_OK;
+  for (int k = 0; k < 2; k++) {
+    const int x = n->inputs[k], s = n->inputs[1 - k], y = n->outputs[0];
+    if (x < 0 || s < 0 || x >= m->n || s >= m->n || m->blocked[x] < 0) continue;
+    const nnp_tensor *tx = pass_shape(shapes, x), *ts = pass_shape(shapes, s), *ty = pass_shape(shapes, y);
+    if (!tx || !ts || !ty || ts->dtype != NNP_F32 || !nnp_tensor_same_shape(tx, ty)) continue;
+    const int64_t c = tx->dims[1];
+    const bool per_channel = (ts->rank == 4 && (ts->dims[0] == 1 || ts->dims[0] == tx->dims[0]) &&
+                              ts->dims[1] == c && ts->dims[2] == 1 && ts->dims[3] == 1) ||
+                             (ts->rank == 3 && ts->dims[0] == c && ts->dims[1] == 1 && ts->dims[2] == 1);
+    if (!per_channel || (m->blocked[s] >= 0 && (ts->rank != 4 || ts->dims[0] != tx->dims[0]))) continue;
+    int yb;
+    NNP_TRY(new_value(g, y, "nchw16c", &yb));
+    nnp_node *mn = &g->nodes[i];
+    nnp_attr *a;
+    NNP_TRY(nnp_node_add_attr(mn, "channels", &a));
+    a->type = NNP_ATTR_INT;
+    a->i = c;
+    mn->inputs[0] = m->blocked[x];
+    mn->inputs[1] = m->blocked[s] >= 0 ? m->blocked[s] : s;
+    mn->outputs[0] = yb;
+    g->values[y].producer = -1;
+    m->blocked[y] = yb;
+    NNP_TRY(pass_make_internal(mn, NNP_OP_BLOCKED_CHANNEL_MUL, "BlockedChannelMul"));
+    ++*count;
+    return NNP_OK;
+  }
+  return NNP_OK;
+}
+
 static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, bool *conv, int *count) {
   const int n_nodes = g->n_nodes; /* reorders are appended after these */
   for (int i = 0; i < n_nodes; i++) conv[i] = convertible(g, shapes, &g->nodes[i]);
@@ -176,6 +214,7 @@ static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m,
     if (!conv[i]) {
       NNP_TRY(join_pool(g, shapes, m, i, count));
       NNP_TRY(join_gap(g, shapes, m, i, count));
+      NNP_TRY(join_channel_mul(g, shapes, m, i, count));
       continue;
     }
     /* inputs first: blocked_input may append nodes (g->nodes moves). An X with a few
