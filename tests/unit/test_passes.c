@@ -40,6 +40,18 @@ static void attr_float(Onnx__NodeProto *n, const char *name, float v) {
   n->attribute[n->n_attribute++] = a;
 }
 
+static void attr_ints(Onnx__NodeProto *n, const char *name, size_t count, const int64_t *v) {
+  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
+  onnx__attribute_proto__init(a);
+  a->name = mb_str(name);
+  a->has_type = 1;
+  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  a->n_ints = count;
+  a->ints = mb_alloc(count * sizeof *a->ints);
+  memcpy(a->ints, v, count * sizeof *a->ints);
+  n->attribute[n->n_attribute++] = a;
+}
+
 /* Deterministic weights in [-1, 1). */
 static float *weights(size_t n, uint64_t seed) {
   float *w = mb_alloc(n * sizeof *w);
@@ -174,6 +186,71 @@ static void test_fuse_gated_pattern(void) {
     g_fast_kernels = true;
     result fast;
     run(g, NNP_PASS_FUSE_ACTIVATION, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(max_diff(&base, &fast) < 1e-5, "variant %d: fast kernels differ by %g", v, max_diff(&base, &fast));
+    nnp_graph_destroy(g);
+    mb_reset();
+  }
+}
+
+/* x [1,3,8,8] -> Pad(pads) -> AveragePool 3x3 (variant attributes) or Conv 3x3 -> y: a
+ * spatial zero Pad is folded into its reader (noops), which then counts the zeros
+ * (count_include_pad 1). Variants: 0 pool, 1 pool with its own pads and
+ * count_include_pad 1, 2 conv with pads of its own, 3 asymmetric pads into a pool at
+ * stride 2; must not fold: 4 a pool that does not count pads but has its own, 5 pads on
+ * the channel axis, 6 a non-zero pad value, 7 ceil_mode, 8 reflect mode. */
+static void test_fold_pad(void) {
+  static const int64_t pads[9][8] = {{0, 0, 1, 1, 0, 0, 1, 1}, {0, 0, 1, 0, 0, 0, 0, 1}, {0, 0, 2, 1, 0, 0, 0, 1},
+                                     {0, 0, 0, 1, 0, 0, 2, 0}, {0, 0, 1, 1, 0, 0, 1, 1}, {0, 1, 1, 1, 0, 0, 1, 1},
+                                     {0, 0, 1, 1, 0, 0, 1, 1}, {0, 0, 1, 1, 0, 0, 1, 1}, {0, 0, 1, 1, 0, 0, 1, 1}};
+  for (int v = 0; v < 9; v++) {
+    Onnx__ModelProto *m = mb_model(13);
+    mb_input(m, "x", F32, 4, x_dims);
+    const int64_t pd[1] = {8};
+    Onnx__TensorProto *pt = mb_tensor("pads", I64, 1, pd);
+    mb_raw_data(pt, sizeof pads[v], pads[v]);
+    mb_init(m, pt);
+    float value = v == 6 ? 0.5f : 0.0f;
+    mb_init_f32(m, "value", 0, NULL, &value);
+    Onnx__NodeProto *p = mb_node(m, "Pad", "pad", "x,pads,value", "p");
+    if (v == 8) {
+      Onnx__AttributeProto *a = mb_alloc(sizeof *a);
+      onnx__attribute_proto__init(a);
+      a->name = mb_str("mode");
+      a->has_type = 1;
+      a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+      a->s.data = (uint8_t *)mb_str("reflect");
+      a->s.len = 7;
+      a->has_s = 1;
+      p->attribute[p->n_attribute++] = a;
+    }
+    static const int64_t k3[2] = {3, 3}, s2[2] = {2, 2}, own[4] = {1, 0, 0, 1};
+    if (v == 2) {
+      mb_init_f32(m, "w", 4, w_dims, weights(108, 1));
+      attr_ints(mb_node(m, "Conv", "conv", "p,w", "y"), "pads", 4, own);
+    } else {
+      Onnx__NodeProto *a = mb_node(m, "AveragePool", "avg", "p", "y");
+      attr_ints(a, "kernel_shape", 2, k3);
+      if (v == 3) attr_ints(a, "strides", 2, s2);
+      if (v == 1 || v == 4) attr_ints(a, "pads", 4, own);
+      if (v == 1) mb_attr_int(a, "count_include_pad", 1);
+      if (v == 7) mb_attr_int(a, "ceil_mode", 1);
+    }
+    mb_output(m, "y", F32);
+    nnp_graph *g = load(m);
+    if (!g) continue;
+    result base, opt;
+    run(g, 0, false, &base);
+    run(g, NNP_PASS_NOOPS, false, &opt);
+    const bool fold = v <= 3;
+    CHECK_MSG(fold ? base.steps == 2 && opt.steps == 1 : opt.steps == base.steps, "variant %d: steps %d -> %d", v,
+              base.steps, opt.steps);
+    /* the fused pool sums the same taps in the same order; the conv as well */
+    CHECK_MSG(max_diff(&base, &opt) < 1e-6 && base.n_out == opt.n_out, "variant %d: outputs differ by %g", v,
+              max_diff(&base, &opt));
+    g_fast_kernels = true;
+    result fast;
+    run(g, NNP_PASS_NOOPS, false, &fast);
     g_fast_kernels = false;
     CHECK_MSG(max_diff(&base, &fast) < 1e-5, "variant %d: fast kernels differ by %g", v, max_diff(&base, &fast));
     nnp_graph_destroy(g);
@@ -616,6 +693,7 @@ int main(void) {
   test_pass_names();
   test_fuse_activation();
   test_fuse_gated_pattern();
+  test_fold_pad();
   test_channel_broadcast();
   test_fast_batch_norm();
   test_fuse_gemm();
