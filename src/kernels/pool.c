@@ -164,9 +164,15 @@ typedef struct avg_job {
   float *y;
 } avg_job;
 
+/* The divisor's column factor of each output column (cols[o], exact small integers as
+ * floats): worked out once per plane range, not per output (two nnp_pool_taps calls per
+ * pixel were most of inception_v3's 3x3 AveragePools on 35x35 planes). */
+enum { AVG_COLS = 1024 };
+
 /* One output row: every valid tap row, every kw, added over the outputs it covers
- * (contiguous outputs: the compiler vectorises stride 1), then the divisor. */
-static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, float *yr) {
+ * (contiguous outputs: the compiler vectorises stride 1), then the divisor (cols: the
+ * column factors, or NULL for rows wider than AVG_COLS). */
+static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, float *yr, const float *cols) {
   const nnp_pool2d_desc *d = &a->p;
   int64_t h0, h1;
   nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
@@ -184,6 +190,14 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
     }
   }
   const int64_t ch = avg_count(oh, d->sh, d->ph, a->ph_end, d->kh, d->h, a->include_pad);
+  if (cols) {
+    const float fh = (float)ch; /* ch * cols[o] is the integer product, exactly */
+    for (int64_t o = 0; o < d->ow; o++) {
+      const float c = fh * cols[o];
+      yr[o] = c > 0 ? yr[o] / c : 0.0f;
+    }
+    return;
+  }
   for (int64_t o = 0; o < d->ow; o++) {
     const int64_t c = ch * avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
     yr[o] = c > 0 ? yr[o] / (float)c : 0.0f;
@@ -192,10 +206,15 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
 
 static void avg_range(void *p, int64_t b, int64_t e) {
   const avg_job *j = p;
-  const nnp_pool2d_desc *d = &j->d->p;
+  const nnp_avgpool2d_desc *a = j->d;
+  const nnp_pool2d_desc *d = &a->p;
+  float cols[AVG_COLS];
+  const bool have_cols = d->ow <= AVG_COLS;
+  for (int64_t o = 0; have_cols && o < d->ow; o++)
+    cols[o] = (float)avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
   for (int64_t pl = b; pl < e; pl++)
     for (int64_t oh = 0; oh < d->oh; oh++)
-      avg_row(j->d, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow);
+      avg_row(a, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow, have_cols ? cols : NULL);
 }
 
 void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
