@@ -25,6 +25,25 @@ void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t
   }
 }
 
+typedef struct pack_a_job {
+  int64_t M, K, sam, sak;
+  const float *A;
+  float *dst;
+} pack_a_job;
+
+/* Panels [b, e) of A: panel p's rows start at row p * MR, in dst at p * MR * K. */
+static void pack_a_range(void *p, int64_t b, int64_t e) {
+  const pack_a_job *j = p;
+  const int64_t rows = e * MR < j->M ? e * MR - b * MR : j->M - b * MR;
+  nnp_sgemm_pack_a(rows, j->K, j->A + b * MR * j->sam, j->sam, j->sak, j->dst + b * MR * j->K);
+}
+
+void nnp_sgemm_pack_a_pool(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst,
+                           nnp_threadpool *tp) {
+  pack_a_job j = {.M = M, .K = K, .sam = sam, .sak = sak, .A = A, .dst = dst};
+  nnp_threadpool_run(tp, pack_a_range, &j, (M + MR - 1) / MR);
+}
+
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst) {
   nnp_sgemm_pack_b_panels(K, N, B, sbk, sbn, dst, 0, (N + NR - 1) / NR);
 }

@@ -34,6 +34,10 @@ size_t nnp_sgemm_packed_b_floats(int64_t K, int64_t N);
 
 /* A(m, k) = A[m*sam + k*sak]; B(k, n) = B[k*sbk + n*sbn] (strides make transposes free). */
 void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst);
+/* The same, its panels split over tp's threads (a MatMul's activations are packed on
+ * every run: on one thread, swin_t's 3136-row A panels left the other thread waiting). */
+void nnp_sgemm_pack_a_pool(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst,
+                           nnp_threadpool *tp);
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst);
 /* Only column panels [q0, q1) of the packed B (threads pack disjoint panels). */
 void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,

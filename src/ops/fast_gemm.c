@@ -31,7 +31,7 @@ static void fast_gemm_destroy(void *p) {
 static nnp_status fast_gemm_run(void *p, nnp_op_ctx *ctx) {
   const fast_gemm *f = p;
   float *ap = ctx->scratch;
-  nnp_sgemm_pack_a(f->M, f->K, ctx->in[0]->data, f->sam, f->sak, ap);
+  nnp_sgemm_pack_a_pool(f->M, f->K, ctx->in[0]->data, f->sam, f->sak, ap, ctx->pool);
   nnp_epilogue ep = {.bias = f->bias, .bias_kind = f->bias_kind, .act = f->act, .act_min = f->act_min,
                      .act_max = f->act_max};
   if (f->c_residual || f->r_residual) {
