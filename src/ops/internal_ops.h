@@ -26,6 +26,7 @@ enum {
   NNP_OP_BLOCKED_MAX_POOL,
   NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL,
   NNP_OP_BLOCKED_CHANNEL_MUL,
+  NNP_OP_FUSED_LAYER_NORM,
   NNP_OP_INTERNAL_END
 };
 
@@ -54,6 +55,9 @@ extern const nnp_op_info nnp_op_blocked_global_average_pool;
  * (S plain [N|1, C, 1, 1] / [C, 1, 1], or blocked [N, C/16, 1, 1, 16]), blocked Y: a
  * squeeze-and-excitation block's scale (ops/blocked_scale.c). */
 extern const nnp_op_info nnp_op_blocked_channel_mul;
+/* FusedLayerNorm(X, [Scale], [B]), attribute `epsilon`: layer normalisation over X's last
+ * axis, float32 (ops/layer_norm.c; made by ir/passes/fuse_layernorm.c). */
+extern const nnp_op_info nnp_op_fused_layer_norm;
 
 /* FusedElementwise(X0, X1, ...): y = X0, then each instruction of the `program` attribute
  * (ints, two per instruction: opcode, operand input index or -1) updates y in order;

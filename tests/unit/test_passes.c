@@ -258,6 +258,52 @@ static void test_fold_pad(void) {
   }
 }
 
+/* x [2,5,24] -> the nine ops torch exports nn.LayerNorm as (ReduceMean, Sub, Pow 2,
+ * ReduceMean, Add eps, Sqrt, Div, Mul Scale, Add B) -> y: one FusedLayerNorm step.
+ * Variants: 0 all nine, 1 no B, 2 no Scale or B, 3 eps and Scale as the first operands;
+ * must not fuse: 4 the means over axis 1, 5 d read outside (a graph output), 6 Pow 3. */
+static void test_fuse_layernorm(void) {
+  static const int64_t xd[3] = {2, 5, 24}, cd[1] = {24}, last[1] = {-1}, mid[1] = {1};
+  for (int v = 0; v < 7; v++) {
+    Onnx__ModelProto *m = mb_model(13);
+    mb_input(m, "x", F32, 3, xd);
+    float two = v == 6 ? 3.0f : 2.0f, eps = 1e-5f;
+    mb_init_f32(m, "two", 0, NULL, &two);
+    mb_init_f32(m, "eps", 0, NULL, &eps);
+    mb_init_f32(m, "gamma", 1, cd, weights(24, 3));
+    mb_init_f32(m, "beta", 1, cd, weights(24, 4));
+    attr_ints(mb_node(m, "ReduceMean", "r1", "x", "m"), "axes", 1, v == 4 ? mid : last);
+    mb_node(m, "Sub", "sub", "x,m", "d");
+    mb_node(m, "Pow", "pow", "d,two", "p");
+    attr_ints(mb_node(m, "ReduceMean", "r2", "p", "var"), "axes", 1, v == 4 ? mid : last);
+    mb_node(m, "Add", "add_eps", v == 3 ? "eps,var" : "var,eps", "e");
+    mb_node(m, "Sqrt", "sqrt", "e", "s");
+    mb_node(m, "Div", "div", "d,s", v == 2 ? "y" : "n");
+    if (v != 2) mb_node(m, "Mul", "mul", v == 3 ? "gamma,n" : "n,gamma", v == 1 ? "y" : "g");
+    if (v != 1 && v != 2) mb_node(m, "Add", "add_b", "g,beta", "y");
+    mb_output(m, "y", F32);
+    if (v == 5) mb_output(m, "d", F32);
+    nnp_graph *g = load(m);
+    if (!g) continue;
+    result base, opt;
+    run(g, 0, false, &base);
+    run(g, NNP_PASS_FUSE_ELEMENTWISE, false, &opt);
+    const bool fuse = v <= 3;
+    CHECK_MSG(fuse ? opt.steps == 1 && !strcmp(opt.ops[0], "FusedLayerNorm") : strcmp(opt.ops[0], "FusedLayerNorm"),
+              "variant %d: steps %d -> %d, first %s", v, base.steps, opt.steps, opt.ops[0]);
+    /* the same float operations; only the double sums' order differs */
+    CHECK_MSG(base.n_out == opt.n_out && max_diff(&base, &opt) < 1e-6, "variant %d: outputs differ by %g", v,
+              max_diff(&base, &opt));
+    g_fast_kernels = true;
+    result fast;
+    run(g, NNP_PASS_FUSE_ELEMENTWISE, false, &fast);
+    g_fast_kernels = false;
+    CHECK_MSG(max_diff(&base, &fast) < 1e-5, "variant %d: fast kernels differ by %g", v, max_diff(&base, &fast));
+    nnp_graph_destroy(g);
+    mb_reset();
+  }
+}
+
 /* Mul/Add of x [2,4,3,5] with a per-channel s ([2,4,1,1], [1,4,1,1], [4,1,1]), in both
  * input orders: the fast per-channel kernel (ops/fast_eltwise.c) must give the reference
  * broadcast's bits. */
@@ -694,6 +740,7 @@ int main(void) {
   test_fuse_activation();
   test_fuse_gated_pattern();
   test_fold_pad();
+  test_fuse_layernorm();
   test_channel_broadcast();
   test_fast_batch_norm();
   test_fuse_gemm();

@@ -48,6 +48,7 @@ nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes,
 nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
+nnp_status nnp_pass_fuse_layernorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);
 /* NCHW16c blocked layout for the convolutions, minimal reorders (blocked_layout.c) */
 nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);

@@ -88,6 +88,8 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_graph_shapes *s
     report->applied[4] += n;
   }
   if (bits & NNP_PASS_FUSE_ELEMENTWISE) { /* after the Conv/Gemm fusions: what they left */
+    NNP_TRY(nnp_pass_fuse_layernorm(g, shapes, &n)); /* first: its Sub/Div/Mul/Add are elementwise too */
+    report->applied[6] += n;
     NNP_TRY(nnp_pass_fuse_elementwise(g, shapes, &n));
     report->applied[6] += n;
   }
