@@ -164,6 +164,11 @@ int main(void) {
       d.c = d.group * NNP_BLOCK * kt_int(1, 2);
       d.m = d.group * NNP_BLOCK * kt_int(1, 3);
     }
+    if (trial % 7 == 6 && !dw) { /* groups of 2, 4 or 8 channels each way: block-diagonal weights */
+      const int64_t cg = (int64_t)1 << kt_int(1, 3);
+      d.group = kt_int(2, 40 / cg);
+      d.c = d.m = d.group * cg; /* may end inside a block */
+    }
     if (d.h + 2 * d.ph < (d.kh - 1) * d.dh + 1) d.h = (d.kh - 1) * d.dh + 1;
     if (d.w + 2 * d.pw < (d.kw - 1) * d.dw + 1) d.w = (d.kw - 1) * d.dw + 1;
     out_size(&d);
@@ -230,6 +235,9 @@ int main(void) {
       {.n = 2, .c = 48, .h = 15, .w = 15, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 3},
       {.n = 1, .c = 128, .h = 7, .w = 7, .m = 128, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 4},
       {.n = 1, .c = 512, .h = 7, .w = 7, .m = 64, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 2},
+      /* ResNeXt's 4- and 8-wide groups (block-diagonal weights), the second at stride 2 */
+      {.n = 1, .c = 128, .h = 14, .w = 14, .m = 128, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 32},
+      {.n = 2, .c = 64, .h = 15, .w = 15, .m = 64, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 8},
   };
   for (int i = 0; i < (int)(sizeof grouped / sizeof grouped[0]); i++) {
     nnp_conv2d_desc d = grouped[i];
