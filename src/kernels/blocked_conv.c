@@ -67,20 +67,37 @@ static int64_t pair_block_bytes(const nnp_conv2d_desc *d) {
   return 2 * d->kh * d->kw * NNP_BLOCK * NNP_BLOCK * (int64_t)sizeof(float);
 }
 
-/* Groups narrower than a block with as many outputs as inputs (ResNeXt's 4 and 8 wide):
- * output block ob then reads input block ob alone, through a block-diagonal 16 x 16
- * weight matrix per tap (zeros between the groups). The tile multiplies the zeros too,
- * 16 / (C/group) times the layer's FLOPs, and still beat im2col on NCHW with the two
- * reorders around it. */
-static bool block_diagonal(const nnp_conv2d_desc *d) {
-  const int64_t cg = d->c / d->group;
-  return d->group > 1 && d->c % d->group == 0 && d->c == d->m && cg > 1 && NNP_BLOCK % cg == 0;
+/* Grouped layers: output block ob reads the input blocks [*b0, *b1) that hold the input
+ * channels of its 16 output channels' groups. Groups of whole blocks (RegNetX's 16-wide)
+ * read their own blocks; narrower ones (ResNeXt's 4 and 8 wide) one block through a
+ * block-diagonal 16 x 16 matrix per tap; others (RegNetY-1.6GF's 24-wide) a window of
+ * blocks shared by neighbouring groups. Weights outside a channel's group are zero and
+ * the tile multiplies them too. */
+static void group_window(const nnp_conv2d_desc *d, int64_t ob, int64_t *b0, int64_t *b1) {
+  const int64_t cg = d->c / d->group, mg = d->m / d->group;
+  const int64_t m0 = ob * NNP_BLOCK, m1 = (m0 + NNP_BLOCK < d->m ? m0 + NNP_BLOCK : d->m) - 1; /* its channels */
+  *b0 = m0 / mg * cg / NNP_BLOCK;
+  *b1 = nnp_blocks((m1 / mg + 1) * cg);
 }
 
+/* The widest window of a grouped layer: every output block reads that many input blocks. */
+static int64_t group_span(const nnp_conv2d_desc *d) {
+  int64_t span = 0;
+  for (int64_t ob = 0; ob < nnp_blocks(d->m); ob++) {
+    int64_t b0, b1;
+    group_window(d, ob, &b0, &b1);
+    if (b1 - b0 > span) span = b1 - b0;
+  }
+  return span;
+}
+
+/* Grouped layers whose windows multiply at most 4x the real products: ResNeXt's 4-wide
+ * groups (exactly 4x) ran 0.94x of im2col on NCHW plus the two reorders around it
+ * (docs/kernels.md); 2-wide groups (8x) keep im2col. */
 bool nnp_bconv_groups_fit(const nnp_conv2d_desc *d) {
   if (d->group == 1 || (d->group == d->c && d->group == d->m)) return true;
   if (d->group < 1 || d->c % d->group || d->m % d->group) return false;
-  return ((d->c / d->group) % NNP_BLOCK == 0 && (d->m / d->group) % NNP_BLOCK == 0) || block_diagonal(d);
+  return group_span(d) * NNP_BLOCK <= 4 * (d->c / d->group);
 }
 
 nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
@@ -95,14 +112,27 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   k->d = *d;
   k->depthwise = dw;
   k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
-  const bool diag = !dw && block_diagonal(d);
+  const bool grouped = !dw && d->group > 1;
   const int64_t cg = dw ? d->c : d->c / d->group, mg = d->m / d->group; /* a group's inputs and outputs */
   k->cb_x = nnp_blocks(d->c);
-  k->cb = diag ? 1 : nnp_blocks(cg); /* input blocks an output block reads */
+  k->cb = grouped ? group_span(d) : k->cb_x; /* input blocks an output block reads */
   k->mb = nnp_blocks(d->m);
-  k->obg = dw || d->group == 1 ? k->mb : diag ? 1 : mg / NNP_BLOCK; /* output blocks per group of input blocks */
-  /* a pair's two blocks must read the same input: the same group */
-  k->step = dw || d->group == 1 || k->obg % 2 == 0 ? 2 : 1;
+  k->step = 2;
+  if (grouped) { /* each block's window, moved left where it would end past the tensor */
+    k->in0 = nnp_malloc((size_t)k->mb * sizeof *k->in0);
+    if (!k->in0) {
+      nnp_bconv_destroy(k);
+      return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
+    }
+    for (int64_t ob = 0; ob < k->mb; ob++) {
+      int64_t b0, b1;
+      group_window(d, ob, &b0, &b1);
+      k->in0[ob] = b0 < k->cb_x - k->cb ? b0 : k->cb_x - k->cb;
+    }
+    /* a pair's two blocks must read the same window */
+    for (int64_t ob = 0; ob + 1 < k->mb; ob += 2)
+      if (k->in0[ob] != k->in0[ob + 1]) k->step = 1;
+  }
   k->ep.act = act;
   k->ep.act_min = act_min;
   k->ep.act_max = act_max;
@@ -140,7 +170,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
       continue;
     }
     /* ic: within m's group; li: that input channel within the input blocks ob reads */
-    const int64_t first = (ob / k->obg) * k->cb * NNP_BLOCK; /* their first channel */
+    const int64_t first = k->in0 ? k->in0[ob] * NNP_BLOCK : 0; /* their first channel */
     for (int64_t ic = 0; ic < cg; ic++) {
       const int64_t li = (d->group == 1 ? 0 : m / mg * cg) + ic - first;
       for (int64_t t = 0; t < taps; t++)
@@ -156,6 +186,7 @@ void nnp_bconv_destroy(nnp_bconv_kernel *k) {
   if (!k) return;
   nnp_wino_destroy(k->wino);
   nnp_aligned_free(k->w);
+  nnp_free(k->in0);
   nnp_aligned_free(k->bias);
   nnp_free(k);
 }
@@ -250,7 +281,7 @@ typedef struct run_ctx {
 
 /* The first input block output block ob reads: its group's (dense and depthwise: x). */
 static const float *group_input(const nnp_bconv_kernel *k, const float *x, int64_t ob) {
-  return k->obg == k->mb ? x : x + ob / k->obg * k->cb * k->d.h * k->d.w * NNP_BLOCK;
+  return k->in0 ? x + k->in0[ob] * k->d.h * k->d.w * NNP_BLOCK : x;
 }
 
 /* The image and group of task index q = t / rtasks (run_planes, run_rows without
@@ -369,7 +400,7 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * layers on 56x56, 1-3% each, 10% for the strided one), pairs (the shared counter)
    * otherwise. Batches keep the shared counter: its chunks, image outer, already give
    * each thread whole images, and row outer measured 3% slower at batch 16. */
-  const bool split_rows = d->n == 1 && !k->depthwise && !one_by_one && w_bytes < in_bytes && k->obg == k->mb;
+  const bool split_rows = d->n == 1 && !k->depthwise && !one_by_one && w_bytes < in_bytes && !k->in0;
   c.row_major = !c.dw_plane && (k->depthwise || split_rows ||
                                 (c.rows == 1 && one_by_one && k->cb * pair_block_bytes(d) <= 32768));
   /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per

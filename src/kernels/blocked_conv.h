@@ -8,9 +8,10 @@
  * vectors, where the NCHW GEMM wastes 15 of 16 lanes on the last column).
  *
  * Covered: group 1 (dense), depthwise (group == C == M) and grouped convolutions whose
- * groups are whole blocks (C/group and M/group multiples of 16: RegNet's 16-wide groups,
- * ResNeXt's later stages), any kernel size, stride, padding and dilation. A grouped
- * layer is dense per group: an output block reads its own group's input blocks only. Weights and bias are packed at prepare: dense
+ * output blocks each read a window of at most 4x their groups' input channels
+ * (nnp_bconv_groups_fit: RegNet's 16- and 24-wide groups, ResNeXt's 4- to 32-wide), any
+ * kernel size, stride, padding and dilation. A grouped layer is dense over its window,
+ * with zero weights between the groups. Weights and bias are packed at prepare: dense
  * [M/16][C/16][kh][kw][16 input][16 output] (the 16 input channels of one tap, the tile's
  * inner loop, are 1 KiB in a row, not 16 loads kh*kw*64 bytes apart), depthwise
  * [C/16][kh][kw][16], zero in padded channels, so the

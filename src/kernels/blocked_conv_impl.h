@@ -10,8 +10,8 @@ struct nnp_bconv_kernel {
   bool depthwise, generic;
   int64_t cb, mb; /* input blocks one output block reads (grouped: its group's), output blocks */
   int64_t cb_x;   /* input channel blocks of the tensor: an image's stride (cb, but for groups) */
-  int64_t obg;    /* output blocks per group (mb for group 1) */
-  int step;       /* output blocks per task: 2 (a pair sharing its input loads), 1 for groups of odd block counts */
+  int64_t *in0;   /* grouped: the first of the cb input blocks output block ob reads (mb entries); NULL otherwise */
+  int step;       /* output blocks per task: 2 (a pair sharing its input loads), 1 where a pair's windows differ */
   float *w;       /* packed weights (see blocked_conv.h), 64-byte aligned */
   float *bias;    /* mb * 16 floats, zero past m */
   nnp_epilogue ep; /* act, act_min, act_max only */

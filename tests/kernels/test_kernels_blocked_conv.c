@@ -164,10 +164,12 @@ int main(void) {
       d.c = d.group * NNP_BLOCK * kt_int(1, 2);
       d.m = d.group * NNP_BLOCK * kt_int(1, 3);
     }
-    if (trial % 7 == 6 && !dw) { /* groups of 2, 4 or 8 channels each way: block-diagonal weights */
-      const int64_t cg = (int64_t)1 << kt_int(1, 3);
-      d.group = kt_int(2, 40 / cg);
-      d.c = d.m = d.group * cg; /* may end inside a block */
+    if (trial % 7 == 6 && !dw) { /* groups of any width: windows of blocks with zeros between groups */
+      const int64_t cg = kt_int(2, 24), mg = cg * kt_int(1, 2);
+      d.group = kt_int(2, 5);
+      d.c = d.group * cg; /* may end inside a block */
+      d.m = d.group * mg;
+      if (!nnp_bconv_groups_fit(&d)) d.group = 1, d.m = kt_int(1, 50);
     }
     if (d.h + 2 * d.ph < (d.kh - 1) * d.dh + 1) d.h = (d.kh - 1) * d.dh + 1;
     if (d.w + 2 * d.pw < (d.kw - 1) * d.dw + 1) d.w = (d.kw - 1) * d.dw + 1;
@@ -235,6 +237,10 @@ int main(void) {
       {.n = 2, .c = 48, .h = 15, .w = 15, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 3},
       {.n = 1, .c = 128, .h = 7, .w = 7, .m = 128, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 4},
       {.n = 1, .c = 512, .h = 7, .w = 7, .m = 64, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 2},
+      /* RegNetY-1.6GF's 24-wide groups (windows of 2 or 3 blocks, a pair of blocks per task
+       * only where both share one) */
+      {.n = 1, .c = 120, .h = 14, .w = 14, .m = 120, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 5},
+      {.n = 1, .c = 48, .h = 28, .w = 28, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 2},
       /* ResNeXt's 4- and 8-wide groups (block-diagonal weights), the second at stride 2 */
       {.n = 1, .c = 128, .h = 14, .w = 14, .m = 128, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 32},
       {.n = 2, .c = 64, .h = 15, .w = 15, .m = 64, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 8},

@@ -1,5 +1,5 @@
 /* Blocked layout: 2-D float32 convolutions (Conv and FusedConv, group 1, depthwise or
- * groups of whole 16-channel blocks, constant weights) become BlockedConv (ops/internal_ops.h), which reads and writes the
+ * grouped as nnp_bconv_groups_fit takes them, constant weights) become BlockedConv (ops/internal_ops.h), which reads and writes the
  * NCHW16c layout of kernels/blocked_conv.h, with as few reorders as possible.
  *
  * Converted convolutions that feed each other form regions; inside a region values stay
