@@ -40,6 +40,7 @@ for m in $MODELS; do
     OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$here/tests/models/export_torchvision.py" --batch 1 "$MODEL_DIR" "$m" \
       >"$OUT_DIR/$m.export.log" 2>&1 || { echo "$m: export failed: $(tail -1 "$OUT_DIR/$m.export.log")"; continue; }
   fi
+  check="" # a failed run must not report the previous model's comparison
   if "$NNPERF" run "$MODEL_DIR/$m.onnx" --input "input=$MODEL_DIR/$m.input.npy" --output-dir "$OUT_DIR/$m.out" \
        --quiet 2>"$OUT_DIR/$m.run.err" &&
      check=$(/usr/bin/python3 "$here/tests/models/compare_npy.py" "$OUT_DIR/$m.out/output.npy" \
