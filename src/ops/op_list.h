@@ -100,4 +100,6 @@
   X(QLINEAR_CONV, qlinear_conv, "QLinearConv")           \
   X(QLINEAR_MATMUL, qlinear_matmul, "QLinearMatMul")     \
   X(CONV_INTEGER, conv_integer, "ConvInteger")           \
-  X(MATMUL_INTEGER, matmul_integer, "MatMulInteger")
+  X(MATMUL_INTEGER, matmul_integer, "MatMulInteger")    \
+  /* tensor contraction (src/ops/einsum.c) */            \
+  X(EINSUM, einsum, "Einsum")

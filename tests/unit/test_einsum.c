@@ -1,0 +1,138 @@
+/* Einsum (ops/einsum.c): the fast batched-product path against the reference kernel, and
+ * across 1-3 threads bit for bit (MaxViT's two equations, batch labels in any position,
+ * a product with no batch label, spaces); equations the fast path declines (the output's
+ * innermost label not B's own, a diagonal, three inputs, a sum over one input's own
+ * label) still match the reference through the plan; malformed equations fail to
+ * compile with a message naming the problem. The ONNX node tests (test_einsum_*) check
+ * the reference kernel on float64. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/bench.h"
+#include "nnperf/engine.h"
+#include "nnperf/onnx.h"
+#include "onnx/onnx.pb-c.h"
+#include "test.h"
+
+#include "model_builder.h"
+
+#define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+
+static void attr_string(Onnx__NodeProto *n, const char *name, const char *v) {
+  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
+  onnx__attribute_proto__init(a);
+  a->name = mb_str(name);
+  a->has_type = 1;
+  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+  a->has_s = 1;
+  a->s.data = (uint8_t *)mb_str(v);
+  a->s.len = strlen(v);
+  n->attribute[n->n_attribute++] = a;
+}
+
+/* The model: Einsum(equation) over inputs of the given shapes. */
+static nnp_graph *build(const char *eq, int n_in, const int *ranks, const int64_t (*dims)[5]) {
+  Onnx__ModelProto *m = mb_model(13);
+  char names[32] = "";
+  for (int k = 0; k < n_in; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "x%d", k);
+    mb_input(m, name, F32, ranks[k], dims[k]);
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? "," : "", name);
+  }
+  attr_string(mb_node(m, "Einsum", "ein", names, "y"), "equation", eq);
+  mb_output(m, "y", F32);
+  size_t n;
+  uint8_t *buf = mb_pack(m, &n);
+  nnp_graph *g = NULL;
+  CHECK_OK(nnp_onnx_load_buffer(buf, n, NULL, NULL, &g));
+  return g;
+}
+
+static float *run(const nnp_graph *g, bool fast, int threads, int64_t *n, char *kernel, size_t kcap) {
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  o.fast_kernels = fast;
+  o.threads = threads;
+  nnp_plan *p = NULL;
+  nnp_status s = nnp_plan_compile(g, &o, &p);
+  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
+  if (s != NNP_OK) return NULL;
+  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 3 + (uint64_t)i);
+  CHECK_OK(nnp_plan_run(p));
+  const nnp_tensor *y = nnp_plan_output(p, 0);
+  *n = nnp_tensor_numel(y);
+  float *out = malloc((size_t)*n * sizeof *out + 1);
+  memcpy(out, y->data, (size_t)*n * sizeof *out);
+  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "reference");
+  nnp_plan_destroy(p);
+  return out;
+}
+
+static void one_case(const char *eq, int n_in, const int *ranks, const int64_t (*dims)[5], bool want_fast) {
+  nnp_graph *g = build(eq, n_in, ranks, dims);
+  if (!g) return;
+  int64_t nr, n1, nt;
+  char kernel[64];
+  float *ref = run(g, false, 1, &nr, kernel, sizeof kernel);
+  float *one = run(g, true, 1, &n1, kernel, sizeof kernel);
+  CHECK_MSG(want_fast == !strncmp(kernel, "einsum.matmul", 13), "'%s' ran %s", eq, kernel);
+  if (ref && one) {
+    double e = 0;
+    for (int64_t i = 0; i < nr; i++) {
+      const double d = fabs((double)one[i] - ref[i]) / (1 + fabs((double)ref[i]));
+      if (!(d <= e)) e = d;
+    }
+    CHECK_MSG(n1 == nr && e < 1e-5, "'%s': fast vs reference %g", eq, e);
+  }
+  for (int t = 2; t <= 3 && one; t++) {
+    float *got = run(g, true, t, &nt, kernel, sizeof kernel);
+    CHECK_MSG(got && nt == n1 && !memcmp(got, one, (size_t)n1 * sizeof *got), "'%s', %d threads: not bit for bit", eq, t);
+    free(got);
+  }
+  free(ref);
+  free(one);
+  nnp_graph_destroy(g);
+  mb_reset();
+}
+
+static void bad_equation(const char *eq, const char *want) {
+  static const int r2[2] = {2, 2};
+  static const int64_t d2[2][5] = {{3, 4}, {4, 5}};
+  nnp_graph *g = build(eq, 2, r2, d2);
+  if (!g) return;
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  nnp_plan *p = NULL;
+  nnp_status s = nnp_plan_compile(g, &o, &p);
+  CHECK_MSG(s != NNP_OK && strstr(nnp_last_error(), want), "'%s': %s", eq, s == NNP_OK ? "compiled" : nnp_last_error());
+  nnp_plan_destroy(p);
+  nnp_graph_destroy(g);
+  mb_reset();
+}
+
+int main(void) {
+  static const int r55[2] = {5, 5}, r222[3] = {2, 2, 2}, r22[2] = {2, 2}, r3[2] = {3, 3};
+  /* MaxViT: 1 x 5 windows x 2 heads, 49 x 32 */
+  static const int64_t qk[2][5] = {{1, 5, 2, 49, 32}, {1, 5, 2, 49, 32}}, av[2][5] = {{1, 5, 2, 49, 49}, {1, 5, 2, 49, 32}};
+  one_case("B G H I D, B G H J D -> B G H I J", 2, r55, qk, true);
+  one_case("BGHIJ,BGHJD->BGHID", 2, r55, av, true);
+  static const int64_t mid[2][5] = {{7, 3, 6}, {6, 3, 5}}, plain[2][5] = {{9, 13}, {13, 20}};
+  one_case("ibk,kbj->bij", 2, r3, mid, true); /* the batch label in the middle of both inputs */
+  one_case("ik,kj->ij", 2, r22, plain, true);
+  one_case("ik,kj", 2, r22, plain, true); /* implicit output: i, j */
+  /* declined: Y's innermost label is A's own (a transposed product), a diagonal, a
+   * sum over A's own label, three inputs */
+  one_case("ik,kj->ji", 2, r22, plain, false);
+  static const int64_t sq[2][5] = {{6, 6}, {6, 4}}, three[3][5] = {{4, 5}, {5, 6}, {6, 3}};
+  one_case("ii,ij->ij", 2, r22, sq, false);
+  one_case("ik,kj->j", 2, r22, plain, false);
+  one_case("ab,bc,cd->ad", 3, r222, three, false);
+  bad_equation("ij,jk->iz", "in no input");
+  bad_equation("ij,j1->ik", "not a letter");
+  bad_equation("ij->ij", "terms for 2 inputs");
+  bad_equation("ijk,jk->ik", "rank 2");
+  TEST_MAIN_END();
+}
