@@ -34,7 +34,7 @@ static void act_block(const nnp_epilogue *ep, const float *x, float *y, int64_t 
       for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
       break;
     case NNP_ACT_SILU:
-      for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+      for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + nnp_exp_poly(0.0f - x[i])); /* the epilogues' SiLU */
       break;
     default:
       if (x != y)

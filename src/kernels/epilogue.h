@@ -32,6 +32,30 @@ typedef struct nnp_epilogue {
   int64_t ld_res;
 } nnp_epilogue;
 
+/* e^x as the vector kernels compute it (exp_avx2.h's nnp_exp8, exp_avx512.h's
+ * nnp_exp16: the same clamp, the same rounding of n, the same fused steps, 2^n from the
+ * exponent bits), one float at a time. The epilogues' scalar paths (ragged columns, the
+ * one-row GEMV, the portable kernels) use it for SiLU so that an element's bits do not
+ * depend on which path computed it: an image's result must not change with its batch. */
+static inline float nnp_exp_poly(float x) {
+  x = fminf(fmaxf(x, -88.3762626647949f), 88.3762626647949f);
+  const float n = rintf(x * 1.44269504088896341f);
+  float r = fmaf(-n, 0.693359375f, x);
+  r = fmaf(-n, -2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = fmaf(p, r, 1.3981999507e-3f);
+  p = fmaf(p, r, 8.3334519073e-3f);
+  p = fmaf(p, r, 4.1665795894e-2f);
+  p = fmaf(p, r, 1.6666665459e-1f);
+  p = fmaf(p, r, 5.0000001201e-1f);
+  p = fmaf(p * r, r, r + 1.0f);
+  union {
+    int32_t i;
+    float f;
+  } two_n = {.i = ((int32_t)n + 127) * (1 << 23)};
+  return p * two_n.f;
+}
+
 static inline float nnp_act_apply(const nnp_epilogue *ep, float v) {
   switch (ep->act) {
     case NNP_ACT_RELU: return v > 0.0f ? v : 0.0f;
@@ -42,7 +66,7 @@ static inline float nnp_act_apply(const nnp_epilogue *ep, float v) {
       return v * t * (1.0f / 6.0f);
     }
     case NNP_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
-    case NNP_ACT_SILU: return v / (1.0f + expf(-v)); /* v < -88: v / inf = -0, as x * sigmoid(x) */
+    case NNP_ACT_SILU: return v / (1.0f + nnp_exp_poly(0.0f - v)); /* the vector kernels' bits */
     default: return v;
   }
 }

@@ -6,8 +6,8 @@
 #include <immintrin.h>
 
 /* e^x as nnp_exp8 (exp_avx2.h: Cephes' expf, x = n ln2 + r, e^r by a degree-5
- * polynomial), with 2^n applied by vscalefps, which needs no exponent-bit arithmetic.
- * Inputs clamped to +-88.38 (e^x stays finite). */
+ * polynomial, 2^n from the exponent bits), bit for bit: epilogue.h's nnp_exp_poly is
+ * their scalar twin. Inputs clamped to +-88.38 (e^x stays finite). */
 static inline __m512 nnp_exp16(__m512 x) {
   x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-88.3762626647949f)), _mm512_set1_ps(88.3762626647949f));
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
@@ -21,7 +21,8 @@ static inline __m512 nnp_exp16(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(p, n);
+  const __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(p, _mm512_castsi512_ps(e));
 }
 
 #endif
