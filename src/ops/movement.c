@@ -14,6 +14,7 @@
  * fail on them. */
 #include <string.h>
 
+#include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
@@ -149,6 +150,66 @@ static nnp_status ref_transpose(nnp_op_ctx *c) {
   nnp_contiguous_strides(x->rank, x->dims, xs);
   for (int i = 0; i < x->rank; i++) str[i] = xs[perm[i]];
   strided_copy(c->out[0]->data, x->data, nnp_dtype_size(x->dtype), x->rank, c->out[0]->dims, str);
+  return NNP_OK;
+}
+
+/* Transpose's fast kernel: the same strided copy, the output cut into P rows over its
+ * leading axes (the fewest whose extents multiply to 8 per thread), each row copied by
+ * one task. The transformers transpose between every pair of MatMuls (vit_b_16: 73
+ * Transposes, ~3 ms of single-threaded copies per run at 2 threads). Outputs under
+ * 32 KB stay on the caller: a pool run costs more than their copy. */
+typedef struct fast_transpose {
+  size_t es;
+  int rank, split;          /* axes [0, split) are cut into rows */
+  int64_t dims[NNP_MAX_RANK], str[NNP_MAX_RANK];
+  int64_t rows, row_elems;
+  const char *x;
+  char *y;
+} fast_transpose;
+
+static void transpose_rows(void *p, int64_t b, int64_t e) {
+  const fast_transpose *f = p;
+  for (int64_t r = b; r < e; r++) {
+    int64_t off = 0, rest = r;
+    for (int i = f->split - 1; i >= 0; i--) {
+      off += rest % f->dims[i] * f->str[i];
+      rest /= f->dims[i];
+    }
+    strided_copy(f->y + (size_t)(r * f->row_elems) * f->es, f->x + off * (ptrdiff_t)f->es, f->es,
+                 f->rank - f->split, f->dims + f->split, f->str + f->split);
+  }
+}
+
+static nnp_status run_transpose(void *state, nnp_op_ctx *ctx) {
+  fast_transpose f = *(const fast_transpose *)state;
+  f.x = ctx->in[0]->data;
+  f.y = ctx->out[0]->data;
+  nnp_threadpool_run(ctx->pool, transpose_rows, &f, f.rows);
+  return NNP_OK;
+}
+
+static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  const int64_t threads = nnp_threadpool_threads(ctx->pool);
+  if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || x->rank < 2) return NNP_OK;
+  int perm[NNP_MAX_RANK];
+  int64_t xs[NNP_MAX_RANK];
+  NNP_TRY(transpose_perm(ctx, x->rank, perm));
+  fast_transpose *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Transpose");
+  nnp_contiguous_strides(x->rank, x->dims, xs);
+  f->es = nnp_dtype_size(x->dtype);
+  f->rank = x->rank;
+  for (int i = 0; i < x->rank; i++) f->dims[i] = y->dims[i], f->str[i] = xs[perm[i]];
+  f->rows = 1;
+  while (f->split < f->rank - 1 && f->rows < 8 * threads) f->rows *= f->dims[f->split++];
+  f->row_elems = nnp_tensor_numel(y) / f->rows;
+  out->run = run_transpose;
+  out->destroy = nnp_free;
+  out->state = f;
+  out->name = "transpose.rows";
   return NNP_OK;
 }
 
@@ -579,7 +640,7 @@ static nnp_status ref_tile(nnp_op_ctx *c) {
 
 const nnp_op_info nnp_op_transpose = {.name = "Transpose", .min_inputs = 1, .max_inputs = 1,
                                       .min_outputs = 1, .max_outputs = 1,
-                                      .infer = infer_transpose, .ref = ref_transpose};
+                                      .infer = infer_transpose, .ref = ref_transpose, .prepare = prepare_transpose};
 const nnp_op_info nnp_op_concat = {.name = "Concat", .min_inputs = 1, .max_inputs = 127,
                                    .min_outputs = 1, .max_outputs = 1, .flags = NNP_OPF_VARIADIC,
                                    .infer = infer_concat, .ref = ref_concat, .prepare = nnp_prepare_concat};

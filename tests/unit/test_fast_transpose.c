@@ -1,0 +1,113 @@
+/* Transpose's fast kernel (ops/movement.c: the output cut into rows over its leading
+ * axes, one task per row) against the reference kernel, byte for byte: ranks 2 to 6,
+ * random permutations and extents (unit axes among them: batch 1), float32, int64 and
+ * uint8, outputs from just under the 32 KB threshold (the caller alone) to a few MB, the
+ * transformers' own (ViT's [197, 12, 64] -> [12, 197, 64], Swin's window partition),
+ * 1 to 3 threads. */
+#include <stdint.h>
+#include <string.h>
+
+#include "nnperf/alloc.h"
+#include "nnperf/bench.h"
+#include "nnperf/engine.h"
+#include "nnperf/onnx.h"
+#include "onnx/onnx.pb-c.h"
+#include "test.h"
+
+#include "model_builder.h"
+
+#define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+#define I64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
+#define U8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
+
+static uint64_t rs = 77;
+static int64_t rnd(int64_t lo, int64_t hi) {
+  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+  return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+static void *run(const nnp_graph *g, bool fast, int threads, size_t *bytes, char *kernel, size_t kcap) {
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  o.fast_kernels = fast;
+  o.threads = threads;
+  nnp_plan *p = NULL;
+  nnp_status s = nnp_plan_compile(g, &o, &p);
+  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
+  if (s != NNP_OK) return NULL;
+  nnp_fill_seeded(nnp_plan_input(p, 0), 5);
+  CHECK_OK(nnp_plan_run(p));
+  const nnp_tensor *y = nnp_plan_output(p, 0);
+  *bytes = nnp_tensor_nbytes(y);
+  void *out = malloc(*bytes + 1);
+  memcpy(out, y->data, *bytes);
+  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "reference");
+  nnp_plan_destroy(p);
+  return out;
+}
+
+static void one_case(int rank, const int64_t *dims, const int64_t *perm, int elem) {
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", elem, rank, dims);
+  Onnx__NodeProto *n = mb_node(m, "Transpose", "t", "x", "y");
+  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
+  onnx__attribute_proto__init(a);
+  a->name = mb_str("perm");
+  a->has_type = 1;
+  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  a->n_ints = (size_t)rank;
+  a->ints = mb_alloc((size_t)rank * sizeof *a->ints);
+  memcpy(a->ints, perm, (size_t)rank * sizeof *a->ints);
+  n->attribute[n->n_attribute++] = a;
+  mb_output(m, "y", elem);
+  size_t nb;
+  uint8_t *buf = mb_pack(m, &nb);
+  nnp_graph *g = NULL;
+  CHECK_OK(nnp_onnx_load_buffer(buf, nb, NULL, NULL, &g));
+  if (g) {
+    size_t ref_bytes, bytes;
+    char kernel[64];
+    void *ref = run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    for (int t = 1; t <= 3 && ref; t++) {
+      void *got = run(g, true, t, &bytes, kernel, sizeof kernel);
+      CHECK_MSG(got && bytes == ref_bytes && !memcmp(got, ref, bytes),
+                "Transpose rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
+      const bool pooled = t > 1 && ref_bytes >= (32 << 10);
+      CHECK_MSG(pooled == !strcmp(kernel, "transpose.rows"), "%zu bytes, %d threads ran '%s'", ref_bytes, t, kernel);
+      free(got);
+    }
+    free(ref);
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
+int main(void) {
+  static const int64_t vit[3] = {197, 12, 64}, vit_p[3] = {1, 0, 2};
+  static const int64_t swin[6] = {1, 8, 7, 8, 7, 96}, swin_p[6] = {0, 1, 3, 2, 4, 5};
+  static const int64_t kt[4] = {1, 12, 197, 64}, kt_p[4] = {0, 1, 3, 2};
+  static const int64_t small[2] = {90, 90}, small_p[2] = {1, 0}; /* 32.4 KB of float32: pooled */
+  static const int64_t tiny[2] = {80, 100}, tiny_p[2] = {1, 0};  /* 32000 bytes: the caller */
+  one_case(3, vit, vit_p, F32);
+  one_case(6, swin, swin_p, F32);
+  one_case(4, kt, kt_p, F32);
+  one_case(2, small, small_p, F32);
+  one_case(2, tiny, tiny_p, F32);
+  static const int elems[3] = {F32, I64, U8};
+  for (int trial = 0; trial < 40; trial++) {
+    const int rank = (int)rnd(2, 6);
+    int64_t dims[6], perm[6];
+    for (int i = 0; i < rank; i++) {
+      dims[i] = rnd(0, 3) == 0 ? 1 : rnd(2, rank <= 3 ? 90 : 14);
+      perm[i] = i;
+    }
+    for (int i = rank - 1; i > 0; i--) { /* Fisher-Yates */
+      const int j = (int)rnd(0, i);
+      const int64_t t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    one_case(rank, dims, perm, elems[trial % 3]);
+  }
+  TEST_MAIN_END();
+}
