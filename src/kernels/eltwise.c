@@ -99,6 +99,34 @@ void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, fl
   nnp_threadpool_run(tp, chan_range, &j, planes);
 }
 
+typedef struct row_job {
+  const float *x, *v;
+  float *y;
+  int64_t rows, n, per_task; /* rows per task: about NNP_ELTWISE_BLOCK elements */
+  int op;
+} row_job;
+
+static void row_range(void *p, int64_t b, int64_t e) {
+  const row_job *j = p;
+  const int64_t r1 = e * j->per_task < j->rows ? e * j->per_task : j->rows;
+  for (int64_t r = b * j->per_task; r < r1; r++) {
+    const float *x = j->x + r * j->n;
+    float *y = j->y + r * j->n;
+    /* x op v per element, as the reference broadcast computes a[i] op b[i] */
+    if (j->op == NNP_BINOP_MUL)
+      for (int64_t i = 0; i < j->n; i++) y[i] = x[i] * j->v[i];
+    else
+      for (int64_t i = 0; i < j->n; i++) y[i] = x[i] + j->v[i];
+  }
+}
+
+void nnp_eltwise_row_binary(nnp_binop op, const float *x, const float *v, float *y, int64_t rows, int64_t n,
+                            nnp_threadpool *tp) {
+  row_job j = {.x = x, .v = v, .y = y, .rows = rows, .n = n, .op = (int)op};
+  j.per_task = n >= NNP_ELTWISE_BLOCK ? 1 : NNP_ELTWISE_BLOCK / (n > 0 ? n : 1);
+  nnp_threadpool_run(tp, row_range, &j, (rows + j.per_task - 1) / j.per_task);
+}
+
 typedef struct affine_job {
   const float *x, *a, *b;
   float *y;

@@ -25,6 +25,12 @@ void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, 
 void nnp_eltwise_channel_binary(nnp_binop op, const float *x, const float *s, float *y, int64_t planes, int64_t C,
                                 int64_t hw, int s_per_image, nnp_threadpool *tp);
 
+/* y[r][i] = x[r][i] op v[i] over rows r of n elements: a Mul or Add of a value with one
+ * along its last axis (a Linear layer's bias after a MatMul on [tokens, features], a
+ * ConvNeXt layer scale). Split across the pool by blocks of rows; y may equal x. */
+void nnp_eltwise_row_binary(nnp_binop op, const float *x, const float *v, float *y, int64_t rows, int64_t n,
+                            nnp_threadpool *tp);
+
 /* y[p][i] = x[p][i] * a[c] + b[c] over planes p = n * C + c of hw elements (inference
  * BatchNormalization with its coefficients folded per channel). Split by planes. */
 void nnp_eltwise_channel_affine(const float *x, const float *a, const float *b, float *y, int64_t planes, int64_t C,

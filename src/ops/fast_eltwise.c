@@ -1,6 +1,7 @@
 /* Relu, Clip, Sigmoid, HardSwish, same-shape Add and Mul, and Add/Mul of an [N,C,H,W]
- * value with a per-channel one -> kernels/eltwise.h: float32 only; Clip only with
- * load-time bounds. Other broadcasts stay reference. */
+ * value with a per-channel one or of any value with one along its last axis ->
+ * kernels/eltwise.h: float32 only; Clip only with load-time bounds. Other broadcasts
+ * stay reference. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -18,6 +19,7 @@ typedef struct fast_elt {
    * [1,C,1,1] or [C,1,1]; channels 0 for the same-shape case */
   int big, per_image;
   int64_t planes, channels, hw;
+  int64_t rows, row_len; /* last-axis broadcast: `big` is rows x row_len, the other row_len */
 } fast_elt;
 
 static void fast_elt_destroy(void *p) { nnp_free(p); }
@@ -25,6 +27,9 @@ static void fast_elt_destroy(void *p) { nnp_free(p); }
 static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
   const fast_elt *f = p;
   if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
+  else if (f->row_len)
+    nnp_eltwise_row_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data, ctx->out[0]->data,
+                           f->rows, f->row_len, ctx->pool);
   else if (f->channels)
     nnp_eltwise_channel_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data,
                                ctx->out[0]->data, f->planes, f->channels, f->hw, f->per_image, ctx->pool);
@@ -87,13 +92,39 @@ static bool per_channel(const nnp_tensor *big, const nnp_tensor *small, int *per
   return small->rank == 3 && small->dims[0] == C && small->dims[1] == 1 && small->dims[2] == 1;
 }
 
-/* Add/Mul of [N,C,H,W] with a per-channel value (either input order). */
+/* Whether small is one value along big's last axis: [..., 1, n] (leading 1s) or [n]. */
+static bool along_last(const nnp_tensor *big, const nnp_tensor *small) {
+  if (big->rank < 1 || small->rank < 1 || small->rank > big->rank) return false;
+  const int64_t n = big->dims[big->rank - 1];
+  if (small->dims[small->rank - 1] != n || n < 2) return false;
+  for (int i = 0; i + 1 < small->rank; i++)
+    if (small->dims[i] != 1) return false;
+  return true;
+}
+
+/* Add/Mul of a value with one along its last axis (either input order). */
+static nnp_status prepare_row_binary(const nnp_op_ctx *ctx, int binop, nnp_fast_kernel *out) {
+  const nnp_tensor *a = ctx->in[0], *b = ctx->in[1], *y = ctx->out[0];
+  int big = -1;
+  if (nnp_tensor_same_shape(a, y) && along_last(a, b)) big = 0;
+  else if (nnp_tensor_same_shape(b, y) && along_last(b, a)) big = 1;
+  if (big < 0) return NNP_OK;
+  NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, binop, binop == NNP_BINOP_MUL ? "eltwise.mul.row" : "eltwise.add.row", out));
+  fast_elt *f = out->state;
+  f->big = big;
+  f->row_len = y->dims[y->rank - 1];
+  f->rows = nnp_tensor_numel(y) / f->row_len;
+  return NNP_OK;
+}
+
+/* Add/Mul of [N,C,H,W] with a per-channel value (either input order), else with one
+ * along the last axis. */
 static nnp_status prepare_channel_binary(const nnp_op_ctx *ctx, int binop, nnp_fast_kernel *out) {
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1], *y = ctx->out[0];
   int per_image = 0, big = -1;
   if (nnp_tensor_same_shape(a, y) && per_channel(a, b, &per_image)) big = 0;
   else if (nnp_tensor_same_shape(b, y) && per_channel(b, a, &per_image)) big = 1;
-  if (big < 0) return NNP_OK;
+  if (big < 0) return prepare_row_binary(ctx, binop, out);
   NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, binop, binop == NNP_BINOP_MUL ? "eltwise.mul.channel" : "eltwise.add.channel",
                out));
   fast_elt *f = out->state;

@@ -62,6 +62,7 @@ static float *weights(size_t n, uint64_t seed) {
 typedef struct result {
   int steps;
   char ops[16][24]; /* op type of each step */
+  char kernels[16][32]; /* its fast kernel, or "reference" */
   float out[4096];
   size_t n_out;
   int inplace;
@@ -87,7 +88,11 @@ static void run(const nnp_graph *g, unsigned passes, bool memory_plan, result *r
   for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 7 + (uint64_t)i);
   CHECK_OK(nnp_plan_run(p));
   r->steps = nnp_plan_num_steps(p);
-  for (int k = 0; k < r->steps && k < 16; k++) snprintf(r->ops[k], sizeof r->ops[k], "%s", nnp_plan_step_node(p, k)->op_type);
+  for (int k = 0; k < r->steps && k < 16; k++) {
+    snprintf(r->ops[k], sizeof r->ops[k], "%s", nnp_plan_step_node(p, k)->op_type);
+    const char *kn = nnp_plan_step_kernel(p, k);
+    snprintf(r->kernels[k], sizeof r->kernels[k], "%s", kn ? kn : "reference");
+  }
   const nnp_tensor *y = nnp_plan_output(p, 0);
   r->n_out = (size_t)nnp_tensor_numel(y);
   if (r->n_out > 4096) r->n_out = 4096;
@@ -309,13 +314,14 @@ static void test_fuse_layernorm(void) {
  * broadcast's bits. */
 static void test_channel_broadcast(void) {
   static const int64_t xd[] = {2, 4, 3, 5}, s_n[] = {2, 4, 1, 1}, s_1[] = {1, 4, 1, 1}, s_c[] = {4, 1, 1};
-  const int64_t *sd[] = {s_n, s_1, s_c};
-  const int sr[] = {4, 4, 3};
-  for (int v = 0; v < 12; v++) {
+  static const int64_t r_1[] = {5}, r_4[] = {1, 1, 1, 5}, r_3[] = {1, 1, 5}; /* ... and along the last axis */
+  const int64_t *sd[] = {s_n, s_1, s_c, r_1, r_4, r_3};
+  const int sr[] = {4, 4, 3, 1, 4, 3};
+  for (int v = 0; v < 24; v++) {
     Onnx__ModelProto *m = mb_model(13);
     mb_input(m, "x", F32, 4, xd);
-    mb_input(m, "s", F32, sr[v % 3], sd[v % 3]);
-    mb_node(m, v / 6 ? "Add" : "Mul", "op", v / 3 % 2 ? "s,x" : "x,s", "y");
+    mb_input(m, "s", F32, sr[v % 6], sd[v % 6]);
+    mb_node(m, v / 12 ? "Add" : "Mul", "op", v / 6 % 2 ? "s,x" : "x,s", "y");
     mb_output(m, "y", F32);
     nnp_graph *g = load(m);
     if (!g) continue;
@@ -326,6 +332,8 @@ static void test_channel_broadcast(void) {
     g_fast_kernels = false;
     CHECK_MSG(ref.n_out == 120 && identical(&ref, &fast), "channel broadcast case %d: outputs differ by %g", v,
               max_diff(&ref, &fast));
+    CHECK_MSG(strstr(fast.kernels[0], v % 6 < 3 ? ".channel" : ".row") != NULL, "broadcast case %d ran %s", v,
+              fast.kernels[0]);
     nnp_graph_destroy(g);
     mb_reset();
   }
