@@ -9,6 +9,11 @@
 #include "kernels/epilogue.h"
 #include "kernels/exp_avx2.h"
 
+/* Out of line, as nnp_silu16 (act_avx512.h): the tiles' stores stay as they were. */
+static __attribute__((noinline, unused)) __m256 nnp_silu8(__m256 v) { /* v / (1 + e^-v), nnp_act_apply's formula */
+  return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+}
+
 static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
   switch (ep->act) {
     case NNP_ACT_RELU: return _mm256_max_ps(v, _mm256_setzero_ps());
@@ -19,8 +24,7 @@ static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
       t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
       return _mm256_mul_ps(_mm256_mul_ps(v, t), _mm256_set1_ps(1.0f / 6.0f));
     }
-    case NNP_ACT_SILU: /* v / (1 + e^-v), nnp_act_apply's formula */
-      return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+    case NNP_ACT_SILU: return nnp_silu8(v);
     default: return v;
   }
 }

@@ -9,6 +9,12 @@
 #include "kernels/epilogue.h"
 #include "kernels/exp_avx512.h"
 
+/* Out of line: inlined into the tiles' stores, the e^x body cost the blocked 1x1 convs
+ * (31 of 32 ZMMs live) 5% even where no SiLU runs (mobilenet_v2's step sum). */
+static __attribute__((noinline, unused)) __m512 nnp_silu16(__m512 v) { /* v / (1 + e^-v), nnp_act_apply's formula */
+  return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), nnp_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+}
+
 static inline __m512 nnp_act16(const nnp_epilogue *ep, __m512 v) {
   switch (ep->act) {
     case NNP_ACT_RELU: return _mm512_max_ps(v, _mm512_setzero_ps());
@@ -19,8 +25,7 @@ static inline __m512 nnp_act16(const nnp_epilogue *ep, __m512 v) {
       t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
       return _mm512_mul_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(1.0f / 6.0f));
     }
-    case NNP_ACT_SILU: /* v / (1 + e^-v), nnp_act_apply's formula */
-      return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), nnp_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+    case NNP_ACT_SILU: return nnp_silu16(v);
     default: return v;
   }
 }
