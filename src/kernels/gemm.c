@@ -44,6 +44,57 @@ void nnp_sgemm_pack_a_pool(int64_t M, int64_t K, const float *A, int64_t sam, in
   nnp_threadpool_run(tp, pack_a_range, &j, (M + MR - 1) / MR);
 }
 
+size_t nnp_sgemm_batched_plan(nnp_sgemm_batched *b, int threads) {
+  b->batches = 1;
+  for (int d = 0; d < b->n_dims; d++) b->batches *= b->dims[d];
+  /* 64-byte aligned slots: the packed panels are read with aligned loads */
+  b->slot_floats = ((int64_t)(nnp_sgemm_packed_a_floats(b->M, b->K) + nnp_sgemm_packed_b_floats(b->K, b->N)) + 15) /
+                   16 * 16;
+  b->slots = threads > 1 && b->batches >= threads ? threads : 1;
+  return (size_t)(b->slots * b->slot_floats) * sizeof(float);
+}
+
+typedef struct batched_job {
+  const nnp_sgemm_batched *b;
+  const float *A, *B;
+  float *C, *scratch;
+} batched_job;
+
+/* Batch i, packed into slot, multiplied on the caller's thread alone (tp NULL) or split
+ * over tp's threads. */
+static void one_batch(const batched_job *j, int64_t i, float *slot, nnp_threadpool *tp) {
+  const nnp_sgemm_batched *b = j->b;
+  int64_t ao = 0, bo = 0, co = 0;
+  for (int d = b->n_dims - 1; d >= 0; d--) {
+    const int64_t v = i % b->dims[d];
+    i /= b->dims[d];
+    ao += v * b->a_str[d], bo += v * b->b_str[d], co += v * b->c_str[d];
+  }
+  float *ap = slot, *bp = ap + nnp_sgemm_packed_a_floats(b->M, b->K);
+  nnp_sgemm_pack_a(b->M, b->K, j->A + ao, b->sam, b->sak, ap);
+  nnp_sgemm_pack_b(b->K, b->N, j->B + bo, b->sbk, b->sbn, bp);
+  nnp_sgemm_packed_ex(b->M, b->N, b->K, ap, bp, j->C + co, b->ldc, NULL, tp, b->generic);
+}
+
+/* Task s: the contiguous share s of the batches, in scratch slot s. */
+static void batch_share(void *p, int64_t s0, int64_t s1) {
+  const batched_job *j = p;
+  const nnp_sgemm_batched *b = j->b;
+  for (int64_t s = s0; s < s1; s++)
+    for (int64_t i = s * b->batches / b->slots; i < (s + 1) * b->batches / b->slots; i++)
+      one_batch(j, i, j->scratch + s * b->slot_floats, NULL);
+}
+
+void nnp_sgemm_batched_run(const nnp_sgemm_batched *b, const float *A, const float *B, float *C, float *scratch,
+                           nnp_threadpool *tp) {
+  batched_job j = {.b = b, .A = A, .B = B, .C = C, .scratch = scratch};
+  if (b->slots > 1 && nnp_threadpool_threads(tp) > 1) {
+    nnp_threadpool_run(tp, batch_share, &j, b->slots);
+    return;
+  }
+  for (int64_t i = 0; i < b->batches; i++) one_batch(&j, i, scratch, tp);
+}
+
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst) {
   nnp_sgemm_pack_b_panels(K, N, B, sbk, sbn, dst, 0, (N + NR - 1) / NR);
 }

@@ -39,6 +39,29 @@ void nnp_sgemm_pack_a(int64_t M, int64_t K, const float *A, int64_t sam, int64_t
 void nnp_sgemm_pack_a_pool(int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, float *dst,
                            nnp_threadpool *tp);
 void nnp_sgemm_pack_b(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst);
+/* A batch of products C_i = A_i x B_i whose operands are computed at run time (attention's
+ * Q.K^T and attn.V: ops/fast_bmm.c, ops/einsum.c): batch i is an odometer over dims
+ * (outer first), its A, B and C at the sums of index x stride; within a batch A(m, k) =
+ * A[m*sam + k*sak], B(k, n) = B[k*sbk + n*sbn], C(m, n) = C[m*ldc + n]. Each batch is
+ * packed into a scratch slot and multiplied; with at least as many batches as threads the
+ * threads split the batches (slots: one per thread), else each batch is split over the
+ * threads (Swin's 192 window products of 49 x 32 x 49 are too small to share, and were
+ * packed on one thread while the other waited). */
+enum { NNP_SGEMM_MAX_BATCH_DIMS = 8 };
+typedef struct nnp_sgemm_batched {
+  int64_t M, N, K, sam, sak, sbk, sbn, ldc;
+  int n_dims;
+  int64_t dims[NNP_SGEMM_MAX_BATCH_DIMS], a_str[NNP_SGEMM_MAX_BATCH_DIMS], b_str[NNP_SGEMM_MAX_BATCH_DIMS],
+      c_str[NNP_SGEMM_MAX_BATCH_DIMS];
+  bool generic;
+  /* set by nnp_sgemm_batched_plan */
+  int64_t batches, slots, slot_floats;
+} nnp_sgemm_batched;
+/* Fills batches, slots and slot_floats for a pool of `threads`; the scratch run needs. */
+size_t nnp_sgemm_batched_plan(nnp_sgemm_batched *b, int threads);
+void nnp_sgemm_batched_run(const nnp_sgemm_batched *b, const float *A, const float *B, float *C, float *scratch,
+                           nnp_threadpool *tp);
+
 /* Only column panels [q0, q1) of the packed B (threads pack disjoint panels). */
 void nnp_sgemm_pack_b_panels(int64_t K, int64_t N, const float *B, int64_t sbk, int64_t sbn, float *dst, int64_t q0,
                              int64_t q1);

@@ -205,55 +205,15 @@ static nnp_status ref_einsum(nnp_op_ctx *ctx) {
 
 /* ---- the fast path: a batched matrix product ---- */
 
-typedef struct einsum_mm {
-  int n_batch, batch_label[MAX_LABELS];
-  int64_t batch_size[MAX_LABELS], batches;
-  int64_t a_bs[MAX_LABELS], b_bs[MAX_LABELS], y_bs[MAX_LABELS]; /* each batch label's strides */
-  int64_t M, N, K, sam, sak, sbk, sbn, ldc;
-  int64_t slots, slot_floats;
-  bool generic;
-} einsum_mm;
-
-typedef struct mm_job {
-  const einsum_mm *f;
-  const float *a, *b;
-  float *y, *scratch;
-} mm_job;
-
-static void mm_batch(const einsum_mm *f, const mm_job *j, int64_t i, float *slot, nnp_threadpool *tp) {
-  int64_t ao = 0, bo = 0, yo = 0;
-  for (int l = f->n_batch - 1; l >= 0; l--) { /* batch i's offsets: its index in each batch label */
-    const int64_t v = i % f->batch_size[l];
-    i /= f->batch_size[l];
-    ao += v * f->a_bs[l], bo += v * f->b_bs[l], yo += v * f->y_bs[l];
-  }
-  float *ap = slot, *bp = ap + nnp_sgemm_packed_a_floats(f->M, f->K);
-  nnp_sgemm_pack_a(f->M, f->K, j->a + ao, f->sam, f->sak, ap);
-  nnp_sgemm_pack_b(f->K, f->N, j->b + bo, f->sbk, f->sbn, bp);
-  nnp_sgemm_packed_ex(f->M, f->N, f->K, ap, bp, j->y + yo, f->ldc, NULL, tp, f->generic);
-}
-
-static void mm_share(void *p, int64_t s0, int64_t s1) {
-  const mm_job *j = p;
-  const einsum_mm *f = j->f;
-  for (int64_t s = s0; s < s1; s++)
-    for (int64_t i = s * f->batches / f->slots; i < (s + 1) * f->batches / f->slots; i++)
-      mm_batch(f, j, i, j->scratch + s * f->slot_floats, NULL);
-}
-
 static nnp_status run_einsum_mm(void *state, nnp_op_ctx *ctx) {
-  const einsum_mm *f = state;
-  mm_job j = {.f = f, .a = ctx->in[0]->data, .b = ctx->in[1]->data, .y = ctx->out[0]->data, .scratch = ctx->scratch};
-  if (f->slots > 1 && nnp_threadpool_threads(ctx->pool) > 1) nnp_threadpool_run(ctx->pool, mm_share, &j, f->slots);
-  else
-    for (int64_t i = 0; i < f->batches; i++) mm_batch(f, &j, i, j.scratch, ctx->pool);
+  nnp_sgemm_batched_run(state, ctx->in[0]->data, ctx->in[1]->data, ctx->out[0]->data, ctx->scratch, ctx->pool);
   return NNP_OK;
 }
 
 /* Whether p is a batched product: labels in A, B and Y (batch), exactly one in A and Y
  * (m), one in B and Y (n), one in A and B only (k), nothing else, no diagonals or
  * broadcasting, and Y's n label the innermost (unit stride: the GEMM writes rows). */
-static bool as_matmul(const einsum_plan *p, const nnp_op_ctx *ctx, einsum_mm *f) {
+static bool as_matmul(const einsum_plan *p, const nnp_op_ctx *ctx, nnp_sgemm_batched *f) {
   if (p->n_in != 2 || ctx->in[0]->dtype != NNP_F32 || ctx->in[1]->dtype != NNP_F32) return false;
   int m = -1, n = -1, k = -1;
   int64_t ys[MAX_LABELS] = {0}, yst[NNP_MAX_RANK], ydims[NNP_MAX_RANK];
@@ -271,10 +231,10 @@ static bool as_matmul(const einsum_plan *p, const nnp_op_ctx *ctx, einsum_mm *f)
     for (int d = 0; d < p->in_rank[0]; d++) has_a |= p->in_label[0][d] == l;
     for (int d = 0; d < p->in_rank[1]; d++) has_b |= p->in_label[1][d] == l;
     if (has_a && has_b && y) {
-      f->batch_label[f->n_batch] = l;
-      f->batch_size[f->n_batch] = p->size[l];
-      f->a_bs[f->n_batch] = p->in_stride[0][l], f->b_bs[f->n_batch] = p->in_stride[1][l], f->y_bs[f->n_batch] = ys[l];
-      f->n_batch++;
+      if (f->n_dims == NNP_SGEMM_MAX_BATCH_DIMS) return false;
+      f->dims[f->n_dims] = p->size[l];
+      f->a_str[f->n_dims] = p->in_stride[0][l], f->b_str[f->n_dims] = p->in_stride[1][l], f->c_str[f->n_dims] = ys[l];
+      f->n_dims++;
     } else if (has_a && y && m < 0) m = l;
     else if (has_b && y && n < 0) n = l;
     else if (has_a && has_b && !y && k < 0) k = l;
@@ -285,8 +245,6 @@ static bool as_matmul(const einsum_plan *p, const nnp_op_ctx *ctx, einsum_mm *f)
   f->sam = p->in_stride[0][m], f->sak = p->in_stride[0][k];
   f->sbk = p->in_stride[1][k], f->sbn = p->in_stride[1][n];
   f->ldc = ys[m];
-  f->batches = 1;
-  for (int i = 0; i < f->n_batch; i++) f->batches *= f->batch_size[i];
   return true;
 }
 
@@ -298,20 +256,17 @@ static nnp_status prepare_einsum(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
     return NNP_OK;
   }
   if (nnp_tensor_numel(ctx->out[0]) == 0) return NNP_OK;
-  einsum_mm *f = nnp_calloc(1, sizeof *f);
+  nnp_sgemm_batched *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing an Einsum");
   if (!as_matmul(&p, ctx, f)) {
     nnp_free(f);
     return NNP_OK;
   }
   f->generic = nnp_dispatch_portable(NNP_KF_GEMM, generic);
-  f->slot_floats = ((int64_t)(nnp_sgemm_packed_a_floats(f->M, f->K) + nnp_sgemm_packed_b_floats(f->K, f->N)) + 15) / 16 * 16;
-  const int64_t threads = nnp_threadpool_threads(ctx->pool);
-  f->slots = f->batches >= threads ? threads : 1;
   out->run = run_einsum_mm;
   out->destroy = nnp_free;
   out->state = f;
-  out->scratch_needed = (size_t)(f->slots * f->slot_floats) * sizeof(float);
+  out->scratch_needed = nnp_sgemm_batched_plan(f, nnp_threadpool_threads(ctx->pool));
   out->name = f->generic ? "einsum.matmul.generic" : "einsum.matmul.packed";
   return NNP_OK;
 }
