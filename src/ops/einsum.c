@@ -132,8 +132,12 @@ static nnp_status plan_of(const nnp_op_ctx *ctx, einsum_plan *p) {
   } else { /* implicit: the ellipsis, then the labels used once, in ASCII order (A-Z, a-z) */
     for (int j = 0; j < E; j++) p->out_label[p->out_rank++] = 52 + j;
     for (int pass = 0; pass < 2; pass++)
-      for (int l = pass ? 0 : 26; l < (pass ? 26 : 52); l++)
-        if (count[l] == 1 && p->out_rank < NNP_MAX_RANK) p->out_label[p->out_rank++] = l;
+      for (int l = pass ? 0 : 26; l < (pass ? 26 : 52); l++) {
+        if (count[l] != 1) continue;
+        if (p->out_rank == NNP_MAX_RANK)
+          return nnp_error(NNP_ERR_UNSUPPORTED, "Einsum: '%s' has an implicit output over rank %d", eq, NNP_MAX_RANK);
+        p->out_label[p->out_rank++] = l;
+      }
   }
   for (int i = 0; i < p->out_rank; i++) p->in_out[p->out_label[i]] = true;
   for (int t = 0; t < p->n_in; t++) {

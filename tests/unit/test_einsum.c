@@ -98,10 +98,11 @@ static void one_case(const char *eq, int n_in, const int *ranks, const int64_t (
   mb_reset();
 }
 
-static void bad_equation(const char *eq, const char *want) {
-  static const int r2[2] = {2, 2};
-  static const int64_t d2[2][5] = {{3, 4}, {4, 5}};
-  nnp_graph *g = build(eq, 2, r2, d2);
+/* wide: two rank-5 inputs, else [3, 4] and [4, 5] */
+static void bad_equation(const char *eq, const char *want, bool wide) {
+  static const int r2[2] = {2, 2}, r5[2] = {5, 5};
+  static const int64_t d2[2][5] = {{3, 4}, {4, 5}}, d5[2][5] = {{1, 2, 1, 2, 1}, {2, 1, 2, 1, 2}};
+  nnp_graph *g = build(eq, 2, wide ? r5 : r2, wide ? d5 : d2);
   if (!g) return;
   nnp_plan_options o;
   nnp_plan_options_default(&o);
@@ -130,9 +131,10 @@ int main(void) {
   one_case("ii,ij->ij", 2, r22, sq, false);
   one_case("ik,kj->j", 2, r22, plain, false);
   one_case("ab,bc,cd->ad", 3, r222, three, false);
-  bad_equation("ij,jk->iz", "in no input");
-  bad_equation("ij,j1->ik", "not a letter");
-  bad_equation("ij->ij", "terms for 2 inputs");
-  bad_equation("ijk,jk->ik", "rank 2");
+  bad_equation("ij,jk->iz", "in no input", false);
+  bad_equation("ij,j1->ik", "not a letter", false);
+  bad_equation("ij->ij", "terms for 2 inputs", false);
+  bad_equation("ijk,jk->ik", "rank 2", false);
+  bad_equation("abcde,fghij", "implicit output over rank 8", true); /* ten labels used once */
   TEST_MAIN_END();
 }
