@@ -17,20 +17,9 @@
 #include "test.h"
 
 #include "model_builder.h"
+#include "plan_run.h"
 
 #define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
-
-static void attr_string(Onnx__NodeProto *n, const char *name, const char *v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-  a->has_s = 1;
-  a->s.data = (uint8_t *)mb_str(v);
-  a->s.len = strlen(v);
-  n->attribute[n->n_attribute++] = a;
-}
 
 /* The model: Einsum(equation) over inputs of the given shapes. */
 static nnp_graph *build(const char *eq, int n_in, const int *ranks, const int64_t (*dims)[5]) {
@@ -42,54 +31,26 @@ static nnp_graph *build(const char *eq, int n_in, const int *ranks, const int64_
     mb_input(m, name, F32, ranks[k], dims[k]);
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? "," : "", name);
   }
-  attr_string(mb_node(m, "Einsum", "ein", names, "y"), "equation", eq);
+  mb_attr_string(mb_node(m, "Einsum", "ein", names, "y"), "equation", eq);
   mb_output(m, "y", F32);
-  size_t n;
-  uint8_t *buf = mb_pack(m, &n);
-  nnp_graph *g = NULL;
-  CHECK_OK(nnp_onnx_load_buffer(buf, n, NULL, NULL, &g));
-  return g;
-}
-
-static float *run(const nnp_graph *g, bool fast, int threads, int64_t *n, char *kernel, size_t kcap) {
-  nnp_plan_options o;
-  nnp_plan_options_default(&o);
-  o.fast_kernels = fast;
-  o.threads = threads;
-  nnp_plan *p = NULL;
-  nnp_status s = nnp_plan_compile(g, &o, &p);
-  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
-  if (s != NNP_OK) return NULL;
-  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 3 + (uint64_t)i);
-  CHECK_OK(nnp_plan_run(p));
-  const nnp_tensor *y = nnp_plan_output(p, 0);
-  *n = nnp_tensor_numel(y);
-  float *out = malloc((size_t)*n * sizeof *out + 1);
-  memcpy(out, y->data, (size_t)*n * sizeof *out);
-  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "reference");
-  nnp_plan_destroy(p);
-  return out;
+  return pr_load(m);
 }
 
 static void one_case(const char *eq, int n_in, const int *ranks, const int64_t (*dims)[5], bool want_fast) {
   nnp_graph *g = build(eq, n_in, ranks, dims);
   if (!g) return;
-  int64_t nr, n1, nt;
+  size_t nr, n1, nt; /* bytes */
   char kernel[64];
-  float *ref = run(g, false, 1, &nr, kernel, sizeof kernel);
-  float *one = run(g, true, 1, &n1, kernel, sizeof kernel);
+  float *ref = pr_run(g, false, 1, &nr, kernel, sizeof kernel);
+  float *one = pr_run(g, true, 1, &n1, kernel, sizeof kernel);
   CHECK_MSG(want_fast == !strncmp(kernel, "einsum.matmul", 13), "'%s' ran %s", eq, kernel);
   if (ref && one) {
-    double e = 0;
-    for (int64_t i = 0; i < nr; i++) {
-      const double d = fabs((double)one[i] - ref[i]) / (1 + fabs((double)ref[i]));
-      if (!(d <= e)) e = d;
-    }
+    const double e = pr_max_rel(one, ref, nr / sizeof(float));
     CHECK_MSG(n1 == nr && e < 1e-5, "'%s': fast vs reference %g", eq, e);
   }
   for (int t = 2; t <= 3 && one; t++) {
-    float *got = run(g, true, t, &nt, kernel, sizeof kernel);
-    CHECK_MSG(got && nt == n1 && !memcmp(got, one, (size_t)n1 * sizeof *got), "'%s', %d threads: not bit for bit", eq, t);
+    float *got = pr_run(g, true, t, &nt, kernel, sizeof kernel);
+    CHECK_MSG(got && nt == n1 && !memcmp(got, one, n1), "'%s', %d threads: not bit for bit", eq, t);
     free(got);
   }
   free(ref);

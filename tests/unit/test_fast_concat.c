@@ -13,31 +13,10 @@
 #include "test.h"
 
 #include "model_builder.h"
+#include "plan_run.h"
 
 #define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define I64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
-
-/* The output bytes of a plan of g (fast kernels or not, threads), and the Concat
- * step's kernel name. */
-static void *run(const nnp_graph *g, bool fast, int threads, size_t *bytes, char *kernel, size_t kcap) {
-  nnp_plan_options o;
-  nnp_plan_options_default(&o);
-  o.fast_kernels = fast;
-  o.threads = threads;
-  nnp_plan *p = NULL;
-  nnp_status s = nnp_plan_compile(g, &o, &p);
-  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
-  if (s != NNP_OK) return NULL;
-  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 11 + (uint64_t)i);
-  CHECK_OK(nnp_plan_run(p));
-  const nnp_tensor *y = nnp_plan_output(p, 0);
-  *bytes = (size_t)nnp_tensor_numel(y) * nnp_dtype_size(y->dtype);
-  void *out = malloc(*bytes ? *bytes : 1);
-  memcpy(out, y->data, *bytes);
-  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "(none)");
-  nnp_plan_destroy(p);
-  return out;
-}
 
 static void one_case(int n_in, const int64_t *base, int axis, int elem, const int64_t *sizes) {
   Onnx__ModelProto *m = mb_model(13);
@@ -53,16 +32,13 @@ static void one_case(int n_in, const int64_t *base, int axis, int elem, const in
   }
   mb_attr_int(mb_node(m, "Concat", "cat", names, "y"), "axis", axis);
   mb_output(m, "y", elem);
-  size_t n;
-  uint8_t *buf = mb_pack(m, &n);
-  nnp_graph *g = NULL;
-  CHECK_OK(nnp_onnx_load_buffer(buf, n, NULL, NULL, &g));
+  nnp_graph *g = pr_load(m);
   if (g) {
     size_t ref_bytes, bytes;
     char kernel[64];
-    void *ref = run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
     for (int t = 1; t <= 3 && ref; t++) {
-      void *got = run(g, true, t, &bytes, kernel, sizeof kernel);
+      void *got = pr_run(g, true, t, &bytes, kernel, sizeof kernel);
       CHECK_MSG(got && bytes == ref_bytes && !memcmp(got, ref, bytes),
                 "Concat of %d inputs on axis %d (%s), %zu bytes, %d threads: differs from the reference", n_in, axis,
                 elem == F32 ? "float32" : "int64", ref_bytes, t);

@@ -18,38 +18,9 @@
 #include "test.h"
 
 #include "model_builder.h"
+#include "plan_run.h"
 
 #define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
-
-/* The output of a plan of g (fast kernels or not, threads) and the MatMul step's kernel. */
-static float *run(const nnp_graph *g, bool fast, int threads, int64_t *n, char *kernel, size_t kcap) {
-  nnp_plan_options o;
-  nnp_plan_options_default(&o);
-  o.fast_kernels = fast;
-  o.threads = threads;
-  nnp_plan *p = NULL;
-  nnp_status s = nnp_plan_compile(g, &o, &p);
-  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
-  if (s != NNP_OK) return NULL;
-  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 5 + (uint64_t)i);
-  CHECK_OK(nnp_plan_run(p));
-  const nnp_tensor *y = nnp_plan_output(p, 0);
-  *n = nnp_tensor_numel(y);
-  float *out = malloc((size_t)*n * sizeof *out + 1);
-  memcpy(out, y->data, (size_t)*n * sizeof *out);
-  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "(none)");
-  nnp_plan_destroy(p);
-  return out;
-}
-
-static double max_rel(const float *a, const float *b, int64_t n) {
-  double m = 0;
-  for (int64_t i = 0; i < n; i++) {
-    double e = fabs((double)a[i] - b[i]) / (1 + fabs((double)b[i]));
-    if (!(e <= m)) m = e;
-  }
-  return m;
-}
 
 /* Y = A [batch..., M, K] x B: B [K, N] a constant (constant_b) or [batch..., K, N] an input. */
 static void one_case(int rank, const int64_t *batch, int64_t M, int64_t K, int64_t N, bool constant_b) {
@@ -69,26 +40,23 @@ static void one_case(int rank, const int64_t *batch, int64_t M, int64_t K, int64
   }
   mb_node(m, "MatMul", "mm", "a,b", "y");
   mb_output(m, "y", F32);
-  size_t n;
-  uint8_t *buf = mb_pack(m, &n);
-  nnp_graph *g = NULL;
-  CHECK_OK(nnp_onnx_load_buffer(buf, n, NULL, NULL, &g));
+  nnp_graph *g = pr_load(m);
   if (g) {
-    int64_t n_ref, n1, nt;
+    size_t n_ref, n1, nt; /* bytes */
     char kernel[64];
-    float *ref = run(g, false, 1, &n_ref, kernel, sizeof kernel);
-    float *one = run(g, true, 1, &n1, kernel, sizeof kernel);
+    float *ref = pr_run(g, false, 1, &n_ref, kernel, sizeof kernel);
+    float *one = pr_run(g, true, 1, &n1, kernel, sizeof kernel);
     const char *want = constant_b ? "matmul.packed" : "matmul.batched";
     CHECK_MSG(!strncmp(kernel, want, strlen(want)), "MatMul %lldx%lldx%lld ran '%s'", (long long)M, (long long)K,
               (long long)N, kernel);
     if (ref && one) {
-      const double e = max_rel(one, ref, n_ref);
+      const double e = pr_max_rel(one, ref, n_ref / sizeof(float));
       CHECK_MSG(n1 == n_ref && e < 1e-5, "MatMul %lldx%lldx%lld (%s B): fast vs reference %g", (long long)M,
                 (long long)K, (long long)N, constant_b ? "constant" : "run-time", e);
     }
     for (int t = 2; t <= 3 && one; t++) {
-      float *got = run(g, true, t, &nt, kernel, sizeof kernel);
-      CHECK_MSG(got && nt == n1 && !memcmp(got, one, (size_t)n1 * sizeof *got),
+      float *got = pr_run(g, true, t, &nt, kernel, sizeof kernel);
+      CHECK_MSG(got && nt == n1 && !memcmp(got, one, n1),
                 "MatMul %lldx%lldx%lld (%s B), %d threads: not the 1-thread result bit for bit", (long long)M,
                 (long long)K, (long long)N, constant_b ? "constant" : "run-time", t);
       free(got);

@@ -15,6 +15,7 @@
 #include "test.h"
 
 #include "model_builder.h"
+#include "plan_run.h"
 
 #define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define I64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
@@ -26,50 +27,18 @@ static int64_t rnd(int64_t lo, int64_t hi) {
   return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
 }
 
-static void *run(const nnp_graph *g, bool fast, int threads, size_t *bytes, char *kernel, size_t kcap) {
-  nnp_plan_options o;
-  nnp_plan_options_default(&o);
-  o.fast_kernels = fast;
-  o.threads = threads;
-  nnp_plan *p = NULL;
-  nnp_status s = nnp_plan_compile(g, &o, &p);
-  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
-  if (s != NNP_OK) return NULL;
-  nnp_fill_seeded(nnp_plan_input(p, 0), 5);
-  CHECK_OK(nnp_plan_run(p));
-  const nnp_tensor *y = nnp_plan_output(p, 0);
-  *bytes = nnp_tensor_nbytes(y);
-  void *out = malloc(*bytes + 1);
-  memcpy(out, y->data, *bytes);
-  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "reference");
-  nnp_plan_destroy(p);
-  return out;
-}
-
 static void one_case(int rank, const int64_t *dims, const int64_t *perm, int elem) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", elem, rank, dims);
-  Onnx__NodeProto *n = mb_node(m, "Transpose", "t", "x", "y");
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str("perm");
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-  a->n_ints = (size_t)rank;
-  a->ints = mb_alloc((size_t)rank * sizeof *a->ints);
-  memcpy(a->ints, perm, (size_t)rank * sizeof *a->ints);
-  n->attribute[n->n_attribute++] = a;
+  mb_attr_ints(mb_node(m, "Transpose", "t", "x", "y"), "perm", (size_t)rank, perm);
   mb_output(m, "y", elem);
-  size_t nb;
-  uint8_t *buf = mb_pack(m, &nb);
-  nnp_graph *g = NULL;
-  CHECK_OK(nnp_onnx_load_buffer(buf, nb, NULL, NULL, &g));
+  nnp_graph *g = pr_load(m);
   if (g) {
     size_t ref_bytes, bytes;
     char kernel[64];
-    void *ref = run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
     for (int t = 1; t <= 3 && ref; t++) {
-      void *got = run(g, true, t, &bytes, kernel, sizeof kernel);
+      void *got = pr_run(g, true, t, &bytes, kernel, sizeof kernel);
       CHECK_MSG(got && bytes == ref_bytes && !memcmp(got, ref, bytes),
                 "Transpose rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
       const bool pooled = t > 1 && ref_bytes >= (32 << 10);

@@ -29,29 +29,6 @@ static nnp_graph *load(Onnx__ModelProto *m) {
   return g;
 }
 
-static void attr_float(Onnx__NodeProto *n, const char *name, float v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
-  a->has_f = 1;
-  a->f = v;
-  n->attribute[n->n_attribute++] = a;
-}
-
-static void attr_ints(Onnx__NodeProto *n, const char *name, size_t count, const int64_t *v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-  a->n_ints = count;
-  a->ints = mb_alloc(count * sizeof *a->ints);
-  memcpy(a->ints, v, count * sizeof *a->ints);
-  n->attribute[n->n_attribute++] = a;
-}
-
 /* Deterministic weights in [-1, 1). */
 static float *weights(size_t n, uint64_t seed) {
   float *w = mb_alloc(n * sizeof *w);
@@ -169,8 +146,8 @@ static void test_fuse_gated_pattern(void) {
       mb_node(m, "Sigmoid", "sig", "c", "h");
     } else {
       Onnx__NodeProto *h = mb_node(m, "HardSigmoid", "hs", "c", "h");
-      attr_float(h, "alpha", v == 2 ? 0.2f : 1.0f / 6.0f); /* 2: ONNX's default alpha, not HardSwish */
-      attr_float(h, "beta", 0.5f);
+      mb_attr_float(h, "alpha", v == 2 ? 0.2f : 1.0f / 6.0f); /* 2: ONNX's default alpha, not HardSwish */
+      mb_attr_float(h, "beta", 0.5f);
     }
     mb_node(m, "Mul", "mul", v == 1 || v == 6 ? "h,c" : "c,h", "y");
     mb_output(m, "y", F32);
@@ -218,26 +195,16 @@ static void test_fold_pad(void) {
     float value = v == 6 ? 0.5f : 0.0f;
     mb_init_f32(m, "value", 0, NULL, &value);
     Onnx__NodeProto *p = mb_node(m, "Pad", "pad", "x,pads,value", "p");
-    if (v == 8) {
-      Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-      onnx__attribute_proto__init(a);
-      a->name = mb_str("mode");
-      a->has_type = 1;
-      a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-      a->s.data = (uint8_t *)mb_str("reflect");
-      a->s.len = 7;
-      a->has_s = 1;
-      p->attribute[p->n_attribute++] = a;
-    }
+    if (v == 8) mb_attr_string(p, "mode", "reflect");
     static const int64_t k3[2] = {3, 3}, s2[2] = {2, 2}, own[4] = {1, 0, 0, 1};
     if (v == 2) {
       mb_init_f32(m, "w", 4, w_dims, weights(108, 1));
-      attr_ints(mb_node(m, "Conv", "conv", "p,w", "y"), "pads", 4, own);
+      mb_attr_ints(mb_node(m, "Conv", "conv", "p,w", "y"), "pads", 4, own);
     } else {
       Onnx__NodeProto *a = mb_node(m, "AveragePool", "avg", "p", "y");
-      attr_ints(a, "kernel_shape", 2, k3);
-      if (v == 3) attr_ints(a, "strides", 2, s2);
-      if (v == 1 || v == 4) attr_ints(a, "pads", 4, own);
+      mb_attr_ints(a, "kernel_shape", 2, k3);
+      if (v == 3) mb_attr_ints(a, "strides", 2, s2);
+      if (v == 1 || v == 4) mb_attr_ints(a, "pads", 4, own);
       if (v == 1) mb_attr_int(a, "count_include_pad", 1);
       if (v == 7) mb_attr_int(a, "ceil_mode", 1);
     }
@@ -277,10 +244,10 @@ static void test_fuse_layernorm(void) {
     mb_init_f32(m, "eps", 0, NULL, &eps);
     mb_init_f32(m, "gamma", 1, cd, weights(24, 3));
     mb_init_f32(m, "beta", 1, cd, weights(24, 4));
-    attr_ints(mb_node(m, "ReduceMean", "r1", "x", "m"), "axes", 1, v == 4 ? mid : last);
+    mb_attr_ints(mb_node(m, "ReduceMean", "r1", "x", "m"), "axes", 1, v == 4 ? mid : last);
     mb_node(m, "Sub", "sub", "x,m", "d");
     mb_node(m, "Pow", "pow", "d,two", "p");
-    attr_ints(mb_node(m, "ReduceMean", "r2", "p", "var"), "axes", 1, v == 4 ? mid : last);
+    mb_attr_ints(mb_node(m, "ReduceMean", "r2", "p", "var"), "axes", 1, v == 4 ? mid : last);
     mb_node(m, "Add", "add_eps", v == 3 ? "eps,var" : "var,eps", "e");
     mb_node(m, "Sqrt", "sqrt", "e", "s");
     mb_node(m, "Div", "div", "d,s", v == 2 ? "y" : "n");
@@ -442,7 +409,7 @@ static void test_fold_batchnorm(void) {
   mb_init_f32(m, "mean", 1, b_dims, weights(4, 12));
   mb_init_f32(m, "var", 1, b_dims, var);
   mb_node(m, "Conv", "conv", "x,w", "c");
-  attr_float(mb_node(m, "BatchNormalization", "bn", "c,scale,beta,mean,var", "y"), "epsilon", 1e-3f);
+  mb_attr_float(mb_node(m, "BatchNormalization", "bn", "c,scale,beta,mean,var", "y"), "epsilon", 1e-3f);
   mb_output(m, "y", F32);
   nnp_graph *g = load(m);
   result base, opt;

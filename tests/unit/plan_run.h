@@ -1,0 +1,56 @@
+/* The fast-kernel tests' driver (test_fast_concat, test_fast_matmul, test_fast_transpose,
+ * test_einsum): a model built with model_builder.h loaded, compiled with the fast kernels
+ * or the reference ones at a thread count, run on seeded inputs, its output copied out.
+ * Include after model_builder.h. */
+#ifndef NNP_TESTS_PLAN_RUN_H
+#define NNP_TESTS_PLAN_RUN_H
+
+#include <math.h>
+
+#include "nnperf/bench.h"
+#include "nnperf/engine.h"
+#include "nnperf/onnx.h"
+
+/* Packs and loads m; NULL (a failed check) when it does not load. */
+MB_FN nnp_graph *pr_load(const Onnx__ModelProto *m) {
+  size_t n;
+  uint8_t *buf = mb_pack(m, &n);
+  nnp_graph *g = NULL;
+  CHECK_OK(nnp_onnx_load_buffer(buf, n, NULL, NULL, &g));
+  return g;
+}
+
+/* A malloc'd copy of output 0 (*bytes long) of g run with the fast kernels or the
+ * reference ones on `threads` threads, inputs seeded 11, 12, ...; kernel: step 0's fast
+ * kernel, or "reference". NULL (a failed check) when it does not compile. */
+MB_FN void *pr_run(const nnp_graph *g, bool fast, int threads, size_t *bytes, char *kernel, size_t kcap) {
+  nnp_plan_options o;
+  nnp_plan_options_default(&o);
+  o.fast_kernels = fast;
+  o.threads = threads;
+  nnp_plan *p = NULL;
+  nnp_status s = nnp_plan_compile(g, &o, &p);
+  CHECK_MSG(s == NNP_OK, "compile: %s", nnp_last_error());
+  if (s != NNP_OK) return NULL;
+  for (int i = 0; i < nnp_plan_num_inputs(p); i++) nnp_fill_seeded(nnp_plan_input(p, i), 11 + (uint64_t)i);
+  CHECK_OK(nnp_plan_run(p));
+  const nnp_tensor *y = nnp_plan_output(p, 0);
+  *bytes = nnp_tensor_nbytes(y);
+  void *out = malloc(*bytes + 1);
+  memcpy(out, y->data, *bytes);
+  snprintf(kernel, kcap, "%s", nnp_plan_step_kernel(p, 0) ? nnp_plan_step_kernel(p, 0) : "reference");
+  nnp_plan_destroy(p);
+  return out;
+}
+
+/* The largest |a - b| / (1 + |b|) over n floats. */
+MB_FN double pr_max_rel(const float *a, const float *b, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double e = fabs((double)a[i] - b[i]) / (1 + fabs((double)b[i]));
+    if (!(e <= m)) m = e;
+  }
+  return m;
+}
+
+#endif
