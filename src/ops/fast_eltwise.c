@@ -78,20 +78,6 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
   return NNP_OK;
 }
 
-/* Whether small is one value per channel of big ([N,C,H,W]): [N,C,1,1] (*per_image 1),
- * [1,C,1,1] or [C,1,1] (0). */
-static bool per_channel(const nnp_tensor *big, const nnp_tensor *small, int *per_image) {
-  if (big->rank != 4) return false;
-  const int64_t N = big->dims[0], C = big->dims[1];
-  if (small->rank == 4 && small->dims[1] == C && small->dims[2] == 1 && small->dims[3] == 1 &&
-      (small->dims[0] == N || small->dims[0] == 1)) {
-    *per_image = small->dims[0] == N && N > 1;
-    return true;
-  }
-  *per_image = 0;
-  return small->rank == 3 && small->dims[0] == C && small->dims[1] == 1 && small->dims[2] == 1;
-}
-
 /* Whether small is one value along big's last axis: [..., 1, n] (leading 1s) or [n]. */
 static bool along_last(const nnp_tensor *big, const nnp_tensor *small) {
   if (big->rank < 1 || small->rank < 1 || small->rank > big->rank) return false;
@@ -122,8 +108,8 @@ static nnp_status prepare_row_binary(const nnp_op_ctx *ctx, int binop, nnp_fast_
 static nnp_status prepare_channel_binary(const nnp_op_ctx *ctx, int binop, nnp_fast_kernel *out) {
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1], *y = ctx->out[0];
   int per_image = 0, big = -1;
-  if (nnp_tensor_same_shape(a, y) && per_channel(a, b, &per_image)) big = 0;
-  else if (nnp_tensor_same_shape(b, y) && per_channel(b, a, &per_image)) big = 1;
+  if (nnp_tensor_same_shape(a, y) && nnp_per_channel_of(a, b, &per_image)) big = 0;
+  else if (nnp_tensor_same_shape(b, y) && nnp_per_channel_of(b, a, &per_image)) big = 1;
   if (big < 0) return prepare_row_binary(ctx, binop, out);
   NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, binop, binop == NNP_BINOP_MUL ? "eltwise.mul.channel" : "eltwise.add.channel",
                out));

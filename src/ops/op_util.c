@@ -39,6 +39,18 @@ nnp_status nnp_broadcast_shapes(int ra, const int64_t *da, int rb, const int64_t
   return NNP_OK;
 }
 
+bool nnp_per_channel_of(const nnp_tensor *big, const nnp_tensor *small, int *per_image) {
+  *per_image = 0;
+  if (big->rank != 4) return false;
+  const int64_t N = big->dims[0], C = big->dims[1];
+  if (small->rank == 4 && small->dims[1] == C && small->dims[2] == 1 && small->dims[3] == 1 &&
+      (small->dims[0] == N || small->dims[0] == 1)) {
+    *per_image = small->dims[0] == N && N > 1;
+    return true;
+  }
+  return small->rank == 3 && small->dims[0] == C && small->dims[1] == 1 && small->dims[2] == 1;
+}
+
 void nnp_contiguous_strides(int rank, const int64_t *dims, int64_t *strides) {
   int64_t s = 1;
   for (int i = rank - 1; i >= 0; i--) {

@@ -31,6 +31,9 @@ nnp_status nnp_broadcast_shapes(int ra, const int64_t *da, int rb, const int64_t
  * broadcast axes. */
 void nnp_broadcast_strides(const nnp_tensor *t, int rank, const int64_t *dims,
                            int64_t *strides);
+/* Whether small holds one value per channel of big ([N,C,H,W]): [N,C,1,1] (*per_image 1
+ * when N > 1), [1,C,1,1] or [C,1,1] (0); the squeeze-and-excitation scale's shapes. */
+bool nnp_per_channel_of(const nnp_tensor *big, const nnp_tensor *small, int *per_image);
 /* Contiguous row-major strides of a shape. */
 void nnp_contiguous_strides(int rank, const int64_t *dims, int64_t *strides);
 

@@ -36,6 +36,7 @@
 #include "nnperf/alloc.h"
 #include "ops/conv_desc.h"
 #include "ops/internal_ops.h"
+#include "ops/op_util.h"
 
 /* Whether node n is a convolution the blocked kernels run (checked on the inferred shapes). */
 static bool convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
@@ -184,10 +185,9 @@ static nnp_status join_channel_mul(nnp_graph *g, const nnp_graph_shapes *shapes,
     const nnp_tensor *tx = pass_shape(shapes, x), *ts = pass_shape(shapes, s), *ty = pass_shape(shapes, y);
     if (!tx || !ts || !ty || ts->dtype != NNP_F32 || !nnp_tensor_same_shape(tx, ty)) continue;
     const int64_t c = tx->dims[1];
-    const bool per_channel = (ts->rank == 4 && (ts->dims[0] == 1 || ts->dims[0] == tx->dims[0]) &&
-                              ts->dims[1] == c && ts->dims[2] == 1 && ts->dims[3] == 1) ||
-                             (ts->rank == 3 && ts->dims[0] == c && ts->dims[1] == 1 && ts->dims[2] == 1);
-    if (!per_channel || (m->blocked[s] >= 0 && (ts->rank != 4 || ts->dims[0] != tx->dims[0]))) continue;
+    int per_image;
+    if (!nnp_per_channel_of(tx, ts, &per_image) || (m->blocked[s] >= 0 && (ts->rank != 4 || ts->dims[0] != tx->dims[0])))
+      continue;
     int yb;
     NNP_TRY(new_value(g, y, "nchw16c", &yb));
     nnp_node *mn = &g->nodes[i];
