@@ -88,6 +88,14 @@ static nnp_status new_value(nnp_graph *g, int v, const char *suffix, int *out) {
   return nnp_graph_value(g, name, out);
 }
 
+static nnp_status set_int_attr(nnp_node *n, const char *name, int64_t v) {
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, name, &a));
+  a->type = NNP_ATTR_INT;
+  a->i = v;
+  return NNP_OK;
+}
+
 /* Appends a ToBlocked or FromBlocked node from -> to. */
 static nnp_status add_reorder(nnp_graph *g, int op, int from, int to, int64_t channels) {
   const bool to_blocked = op == NNP_OP_TO_BLOCKED;
@@ -98,12 +106,7 @@ static nnp_status add_reorder(nnp_graph *g, int op, int from, int to, int64_t ch
   NNP_TRY(nnp_graph_add_node(g, name, type, NNP_INTERNAL_DOMAIN, 1, &from, 1, &to, &ni));
   nnp_node *n = &g->nodes[ni];
   n->op = op;
-  if (to_blocked) return NNP_OK;
-  nnp_attr *a;
-  NNP_TRY(nnp_node_add_attr(n, "channels", &a));
-  a->type = NNP_ATTR_INT;
-  a->i = channels;
-  return NNP_OK;
+  return to_blocked ? NNP_OK : set_int_attr(n, "channels", channels);
 }
 
 typedef struct maps {
@@ -129,22 +132,27 @@ static nnp_status blocked_input(nnp_graph *g, maps *m, int v, int *out) {
   return NNP_OK;
 }
 
+/* Node i's output y becomes a new blocked value, y's twin: whoever still reads y gets a
+ * FromBlocked at the end of the pass. */
+static nnp_status blocked_output(nnp_graph *g, maps *m, int i) {
+  const int y = g->nodes[i].outputs[0];
+  int yb;
+  NNP_TRY(new_value(g, y, "nchw16c", &yb));
+  g->nodes[i].outputs[0] = yb;
+  g->values[y].producer = -1;
+  m->blocked[y] = yb;
+  return NNP_OK;
+}
+
 /* Node i, if a MaxPool on a value a converted node made blocked: BlockedMaxPool. */
 static nnp_status join_pool(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
   if (!pool_convertible(shapes, &g->nodes[i])) return NNP_OK;
   const int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
   if (x >= m->n || y >= m->n || m->blocked[x] < 0) return NNP_OK;
-  int yb;
-  NNP_TRY(new_value(g, y, "nchw16c", &yb));
+  NNP_TRY(blocked_output(g, m, i));
   nnp_node *n = &g->nodes[i];
-  nnp_attr *a;
-  NNP_TRY(nnp_node_add_attr(n, "channels", &a));
-  a->type = NNP_ATTR_INT;
-  a->i = pass_shape(shapes, x)->dims[1];
+  NNP_TRY(set_int_attr(n, "channels", pass_shape(shapes, x)->dims[1]));
   n->inputs[0] = m->blocked[x];
-  n->outputs[0] = yb;
-  g->values[y].producer = -1;
-  m->blocked[y] = yb;
   NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_MAX_POOL, "BlockedMaxPool"));
   ++*count;
   return NNP_OK;
@@ -161,10 +169,7 @@ static nnp_status join_gap(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m
   const nnp_tensor *tx = pass_shape(shapes, x), *ty = pass_shape(shapes, y);
   if (!tx || !ty || tx->dtype != NNP_F32 || tx->rank != 4 || ty->rank != 4) return NNP_OK;
   nnp_node *gn = &g->nodes[i];
-  nnp_attr *a;
-  NNP_TRY(nnp_node_add_attr(gn, "channels", &a));
-  a->type = NNP_ATTR_INT;
-  a->i = tx->dims[1];
+  NNP_TRY(set_int_attr(gn, "channels", tx->dims[1]));
   gn->inputs[0] = m->blocked[x];
   NNP_TRY(pass_make_internal(gn, NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL, "BlockedGlobalAveragePool"));
   ++*count;
@@ -188,18 +193,11 @@ static nnp_status join_channel_mul(nnp_graph *g, const nnp_graph_shapes *shapes,
     int per_image;
     if (!nnp_per_channel_of(tx, ts, &per_image) || (m->blocked[s] >= 0 && (ts->rank != 4 || ts->dims[0] != tx->dims[0])))
       continue;
-    int yb;
-    NNP_TRY(new_value(g, y, "nchw16c", &yb));
+    NNP_TRY(blocked_output(g, m, i));
     nnp_node *mn = &g->nodes[i];
-    nnp_attr *a;
-    NNP_TRY(nnp_node_add_attr(mn, "channels", &a));
-    a->type = NNP_ATTR_INT;
-    a->i = c;
+    NNP_TRY(set_int_attr(mn, "channels", c));
     mn->inputs[0] = m->blocked[x];
     mn->inputs[1] = m->blocked[s] >= 0 ? m->blocked[s] : s;
-    mn->outputs[0] = yb;
-    g->values[y].producer = -1;
-    m->blocked[y] = yb;
     NNP_TRY(pass_make_internal(mn, NNP_OP_BLOCKED_CHANNEL_MUL, "BlockedChannelMul"));
     ++*count;
     return NNP_OK;
@@ -228,21 +226,13 @@ static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m,
     else NNP_TRY(blocked_input(g, m, x, &bx));
     if (g->nodes[i].n_inputs > 3 && g->nodes[i].inputs[3] >= 0)
       NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[3], &br));
-    const int y = g->nodes[i].outputs[0];
-    int yb;
-    NNP_TRY(new_value(g, y, "nchw16c", &yb));
+    NNP_TRY(blocked_output(g, m, i));
     nnp_node *n = &g->nodes[i];
     n->inputs[0] = bx;
     if (br >= 0) n->inputs[3] = br;
-    n->outputs[0] = yb;
-    g->values[y].producer = -1;
-    m->blocked[y] = yb;
     NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_CONV, "BlockedConv"));
     if (plain_x) {
-      nnp_attr *a;
-      NNP_TRY(nnp_node_add_attr(n, "nchw_input", &a));
-      a->type = NNP_ATTR_INT;
-      a->i = 1;
+      NNP_TRY(set_int_attr(n, "nchw_input", 1));
     }
     ++*count;
   }
