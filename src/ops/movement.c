@@ -142,13 +142,21 @@ static nnp_status infer_transpose(nnp_op_ctx *c) {
   return NNP_OK;
 }
 
-static nnp_status ref_transpose(nnp_op_ctx *c) {
+/* The input stride (in elements) of each output axis. */
+static nnp_status transpose_strides(const nnp_op_ctx *c, int64_t *str) {
   const nnp_tensor *x = c->in[0];
   int perm[NNP_MAX_RANK];
   NNP_TRY(transpose_perm(c, x->rank, perm));
-  int64_t xs[NNP_MAX_RANK], str[NNP_MAX_RANK];
+  int64_t xs[NNP_MAX_RANK];
   nnp_contiguous_strides(x->rank, x->dims, xs);
   for (int i = 0; i < x->rank; i++) str[i] = xs[perm[i]];
+  return NNP_OK;
+}
+
+static nnp_status ref_transpose(nnp_op_ctx *c) {
+  const nnp_tensor *x = c->in[0];
+  int64_t str[NNP_MAX_RANK];
+  NNP_TRY(transpose_strides(c, str));
   strided_copy(c->out[0]->data, x->data, nnp_dtype_size(x->dtype), x->rank, c->out[0]->dims, str);
   return NNP_OK;
 }
@@ -194,15 +202,16 @@ static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fas
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   const int64_t threads = nnp_threadpool_threads(ctx->pool);
   if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || x->rank < 2) return NNP_OK;
-  int perm[NNP_MAX_RANK];
-  int64_t xs[NNP_MAX_RANK];
-  NNP_TRY(transpose_perm(ctx, x->rank, perm));
   fast_transpose *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Transpose");
-  nnp_contiguous_strides(x->rank, x->dims, xs);
+  const nnp_status st = transpose_strides(ctx, f->str);
+  if (st != NNP_OK) {
+    nnp_free(f);
+    return st;
+  }
   f->es = nnp_dtype_size(x->dtype);
   f->rank = x->rank;
-  for (int i = 0; i < x->rank; i++) f->dims[i] = y->dims[i], f->str[i] = xs[perm[i]];
+  memcpy(f->dims, y->dims, (size_t)x->rank * sizeof *f->dims);
   f->rows = 1;
   while (f->split < f->rank - 1 && f->rows < 8 * threads) f->rows *= f->dims[f->split++];
   f->row_elems = nnp_tensor_numel(y) / f->rows;
