@@ -106,7 +106,8 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   *out = NULL;
   const bool dw = d->group > 1 && d->group == d->c && d->group == d->m;
   if (!nnp_bconv_groups_fit(d))
-    return nnp_error(NNP_ERR_UNSUPPORTED, "blocked conv: group %lld of %lld inputs and %lld outputs is not whole blocks",
+    return nnp_error(NNP_ERR_UNSUPPORTED,
+                     "blocked conv: group %lld of %lld inputs and %lld outputs reads windows over 4x its groups' channels",
                      (long long)d->group, (long long)d->c, (long long)d->m);
   nnp_bconv_kernel *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
@@ -372,10 +373,10 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * outer reads each input once and the weights once per image. The order that reads
    * less (resnet18 at batch 16: its 512-channel layers on 7x7 planes, 9.4 MB of weights
    * per image, take the pairs outer) */
-  const int64_t in_bytes = k->cb * d->h * d->w * NNP_BLOCK * (int64_t)sizeof(float); /* what a task reads */
-  const int64_t image_bytes = in_bytes / k->cb * k->cb_x;
-  /* per task: a block pair (or one block of a grouped layer) over its group's input */
-  const int64_t npairs = c.groups, w_bytes = npairs * k->cb * pair_block_bytes(d) / (2 / k->step);
+  const int64_t block_plane_bytes = d->h * d->w * NNP_BLOCK * (int64_t)sizeof(float);
+  const int64_t in_bytes = k->cb * block_plane_bytes, image_bytes = k->cb_x * block_plane_bytes; /* a task's, an image's */
+  /* per task: k->step output blocks (a pair, or one of a grouped layer) over their window */
+  const int64_t npairs = c.groups, w_bytes = npairs * k->step * k->cb * (pair_block_bytes(d) / 2);
   c.images_inner = d->n > 1 && !k->depthwise && w_bytes + npairs * d->n * in_bytes < d->n * (w_bytes + image_bytes);
   if (k->chunk) {
     /* planes at most 7 wide and 8 high: whole planes where the block pairs share out
