@@ -76,7 +76,7 @@ nnp_status nnp_prepare_concat(const nnp_op_ctx *ctx, bool generic, nnp_fast_kern
     if (!ctx->in[k]) return NNP_OK;
   fast_concat *f = nnp_malloc(sizeof *f + (size_t)ctx->n_in * sizeof f->blk[0]);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing Concat");
-  nnp_status s = nnp_norm_axis(nnp_attr_int(ctx->node, "axis", 0), y->rank, "attribute 'axis'", &f->axis);
+  nnp_status s = nnp_concat_axis(ctx, y->rank, &f->axis); /* opset < 4 defaults it to 1, not 0 */
   if (s != NNP_OK) {
     nnp_free(f);
     return s;

@@ -32,6 +32,9 @@ nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* Concat of any dtype: the reference's copies across the pool (ops/fast_concat.c) */
 nnp_status nnp_prepare_concat(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* Concat's axis in [0, rank): attribute `axis`, or 1 where opset 1-3 let it default
+ * (ops/movement.c; the reference and the fast kernel read it the same way). */
+nnp_status nnp_concat_axis(const nnp_op_ctx *c, int rank, int *axis);
 
 /* The op's prepare hook, NULL when there is none. There is one way for an op to have a
  * fast kernel: its nnp_op_info.prepare (set in the op's own descriptor). Not a switch on

@@ -224,7 +224,7 @@ static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fas
 
 /* ---- Concat --------------------------------------------------------------------------- */
 
-static nnp_status concat_axis(const nnp_op_ctx *c, int rank, int *axis) {
+nnp_status nnp_concat_axis(const nnp_op_ctx *c, int rank, int *axis) {
   const nnp_attr *a = nnp_node_attr(c->node, "axis");
   /* Concat-1 defaulted axis to 1; from opset 4 it is required. */
   if (!a && c->opset >= 4) return nnp_error(NNP_ERR_SHAPE, "attribute 'axis' is required");
@@ -237,7 +237,7 @@ static nnp_status infer_concat(nnp_op_ctx *c) {
   NNP_TRY(check_movable(x0, "input"));
   if (x0->rank < 1) return nnp_error(NNP_ERR_SHAPE, "inputs must have rank >= 1, not scalars");
   int axis;
-  NNP_TRY(concat_axis(c, x0->rank, &axis));
+  NNP_TRY(nnp_concat_axis(c, x0->rank, &axis));
   int64_t dims[NNP_MAX_RANK];
   for (int i = 0; i < x0->rank; i++) dims[i] = x0->dims[i];
   dims[axis] = 0;
@@ -266,7 +266,7 @@ static nnp_status ref_concat(nnp_op_ctx *c) {
   const nnp_tensor *x0 = c->in[0];
   nnp_tensor *y = c->out[0];
   int axis;
-  NNP_TRY(concat_axis(c, x0->rank, &axis));
+  NNP_TRY(nnp_concat_axis(c, x0->rank, &axis));
   const size_t es = nnp_dtype_size(x0->dtype);
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; i++) outer *= y->dims[i];

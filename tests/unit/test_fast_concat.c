@@ -51,7 +51,32 @@ static void one_case(int n_in, const int64_t *base, int axis, int elem, const in
   mb_reset();
 }
 
+/* Concat-1 to -3 without an axis attribute concatenate along axis 1 (the fuzzer found
+ * the fast kernel taking axis 0 and reading past its inputs). */
+static void default_axis_case(void) {
+  static const int64_t d[4] = {2, 2, 2, 2};
+  Onnx__ModelProto *m = mb_model(3);
+  mb_input(m, "x0", F32, 4, d);
+  mb_input(m, "x1", F32, 4, d);
+  mb_node(m, "Concat", "cat", "x0,x1", "y");
+  mb_output(m, "y", F32);
+  nnp_graph *g = pr_load(m);
+  if (g) {
+    size_t ref_bytes, bytes;
+    char kernel[64];
+    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    void *got = pr_run(g, true, 2, &bytes, kernel, sizeof kernel);
+    CHECK_MSG(ref && got && bytes == ref_bytes && !memcmp(got, ref, bytes) && !strcmp(kernel, "concat.copies"),
+              "Concat at opset 3 without axis (%s) differs from the reference", kernel);
+    free(ref);
+    free(got);
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
 int main(void) {
+  default_axis_case();
   static const int64_t small[4] = {2, 3, 4, 5}, big[4] = {1, 48, 56, 56}, rows[4] = {3, 7, 33, 41};
   static const int64_t s1[] = {1, 2, 3, 4, 5}, s2[] = {40, 24, 32, 8, 16}, s3[] = {5, 0, 9, 13, 2};
   for (int axis = -1; axis < 4; axis++) {
