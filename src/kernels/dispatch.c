@@ -19,7 +19,7 @@ void nnp_cpu_dispatch_fill(const nnp_cpu_features *f, bool no_winograd, nnp_cpu_
    * (kernels/winograd_nchw.h), since there is no blocked layout there */
   t[NNP_KF_WINOGRAD] = no_winograd ? NNP_ISA_OFF : dense == NNP_ISA_GENERIC ? NNP_ISA_OFF : dense;
   t[NNP_KF_ELTWISE] = NNP_ISA_GENERIC;
-  t[NNP_KF_POOL] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC; /* float MaxPool rows (pool_avx2.c) */
+  t[NNP_KF_POOL] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC; /* float MaxPool and AveragePool rows (pool_avx2.c) */
   t[NNP_KF_FUSED_ELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_OFF; /* else the reference interprets */
   t[NNP_KF_QGEMM] = vnni ? NNP_ISA_AVX512_VNNI : avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;
   t[NNP_KF_QGEMV] = t[NNP_KF_QELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;

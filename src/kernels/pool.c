@@ -162,6 +162,7 @@ typedef struct avg_job {
   const nnp_avgpool2d_desc *d;
   const float *x;
   float *y;
+  bool avx2; /* rows by nnp_avgpool_row_avx2 */
 } avg_job;
 
 /* The divisor's column factor of each output column (cols[o], exact small integers as
@@ -204,20 +205,31 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
   }
 }
 
+/* The AVX2 rows' scratch row lives on the stack: rows that need more run portable. */
+enum { AVG_ROW = 4096 };
+
 static void avg_range(void *p, int64_t b, int64_t e) {
   const avg_job *j = p;
   const nnp_avgpool2d_desc *a = j->d;
   const nnp_pool2d_desc *d = &a->p;
-  float cols[AVG_COLS];
+  float cols[AVG_COLS + 8], t[AVG_ROW];
   const bool have_cols = d->ow <= AVG_COLS;
   for (int64_t o = 0; have_cols && o < d->ow; o++)
     cols[o] = (float)avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
+  if (j->avx2 && have_cols && nnp_avgpool_avx2_scratch(a) <= AVG_ROW) {
+    for (int64_t o = d->ow; o < d->ow + 8; o++) cols[o] = 1.0f; /* the last vector's lanes past ow */
+    for (int64_t i = 0; i < nnp_avgpool_avx2_scratch(a); i++) t[i] = 0.0f; /* the borders stay zero */
+    for (int64_t pl = b; pl < e; pl++)
+      for (int64_t oh = 0; oh < d->oh; oh++)
+        nnp_avgpool_row_avx2(a, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow, cols, t);
+    return;
+  }
   for (int64_t pl = b; pl < e; pl++)
     for (int64_t oh = 0; oh < d->oh; oh++)
       avg_row(a, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow, have_cols ? cols : NULL);
 }
 
-void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, nnp_threadpool *tp) {
-  avg_job j = {.d = d, .x = x, .y = y};
+void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
+  avg_job j = {.d = d, .x = x, .y = y, .avx2 = !nnp_dispatch_portable(NNP_KF_POOL, generic)};
   nnp_threadpool_run(tp, avg_range, &j, d->p.planes);
 }

@@ -41,7 +41,17 @@ typedef struct nnp_avgpool2d_desc {
   int64_t ph_end, pw_end;
   bool include_pad;
 } nnp_avgpool2d_desc;
-void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, nnp_threadpool *tp);
+/* generic: the portable rows (the (kh, kw)-order sums) whatever the dispatch table says */
+void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
+/* The AVX2 rows (pool_avx2.c): one output row oh of plane xp, summed separably (each
+ * input column's valid rows first, in kh order, then kw taps over those column sums), so
+ * the bits differ from the portable rows' within float rounding. cols: the divisor's
+ * column factors of outputs [0, ow) padded with ones to a multiple of 8; t: scratch of
+ * nnp_avgpool_avx2_scratch floats, its first pw floats zero and everything from pw + w on
+ * zero (the rows write only [pw, pw + w)). */
+int64_t nnp_avgpool_avx2_scratch(const nnp_avgpool2d_desc *d);
+void nnp_avgpool_row_avx2(const nnp_avgpool2d_desc *d, const float *xp, int64_t oh, float *yr, const float *cols,
+                          float *t);
 
 /* y[p] = mean of plane p (planes of hw elements) */
 void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp);

@@ -21,7 +21,7 @@ static void fast_pool_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_pool_run(void *p, nnp_op_ctx *ctx) {
   const fast_pool *f = p;
-  if (f->average) nnp_avgpool2d(&f->avg, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  if (f->average) nnp_avgpool2d(&f->avg, ctx->in[0]->data, ctx->out[0]->data, f->generic, ctx->pool);
   else if (f->global) nnp_global_avgpool(f->d.planes, f->d.h * f->d.w, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else if (ctx->in[0]->dtype == NNP_U8) nnp_maxpool2d_u8(&f->d, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
   else nnp_maxpool2d(&f->d, ctx->in[0]->data, ctx->out[0]->data, f->generic, ctx->pool);
@@ -88,7 +88,8 @@ static nnp_status prepare_average(const nnp_op_ctx *ctx, bool generic, nnp_fast_
   a.p.w = x->dims[3];
   a.p.oh = y->dims[2];
   a.p.ow = y->dims[3];
-  NNP_TRY(make(&a.p, false, generic, "pool.avg2d", out));
+  const bool portable = nnp_dispatch_portable(NNP_KF_POOL, generic);
+  NNP_TRY(make(&a.p, false, generic, portable ? "pool.avg2d" : "pool.avg2d.avx2", out));
   fast_pool *f = out->state;
   f->avg = a;
   f->average = true;
