@@ -137,6 +137,7 @@ typedef struct sgemm_job {
   const float *B, *Btail; /* direct B (nnp_sgemm_direct_b_ex): Bp is NULL */
   int64_t ldb, full;      /* direct B: row stride, full column panels */
   bool kblock;            /* K cut into blocks of kc (plan_kblocks) */
+  bool narrow;            /* the ragged last column panel by nnp_sgemm_narrow_avx2 (narrow_ok) */
   int64_t kc;
   float *C;
   int64_t ldc;
@@ -156,6 +157,33 @@ typedef struct sgemm_job {
  * blocked sum is rounded differently from an unblocked one, within the tests' tolerance.) */
 enum { KC = 256 };
 
+/* The AVX2 tile's ragged last column panel of one or two columns goes to
+ * nnp_sgemm_narrow_avx2, several row panels per call (same bits). */
+static bool narrow_ok(nnp_sgemm_tile_fn tile, int64_t N) {
+  return tile == nnp_sgemm_tile_avx2 && N % NR != 0 && N % NR <= NNP_SGEMM_NARROW;
+}
+
+/* The ragged panel's tiles among tiles [b, e), for K block [k0, k0 + kn): they are row
+ * panels [ip0, ip1) of column panel np - 1 in either tile order. */
+static void narrow_tiles(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, int64_t kn, bool accum,
+                         const nnp_epilogue *ep) {
+  const int64_t jp = j->np - 1, j0 = jp * NR;
+  int64_t ip0, ip1;
+  if (j->by_rows) { /* tile ip * np + jp */
+    ip0 = b > jp ? (b - jp + j->np - 1) / j->np : 0;
+    ip1 = e > jp ? (e - jp + j->np - 1) / j->np : 0;
+  } else { /* tile jp * mp + ip */
+    ip0 = b - jp * j->mp;
+    ip1 = e - jp * j->mp;
+  }
+  ip0 = ip0 < 0 ? 0 : ip0 > j->mp ? j->mp : ip0;
+  ip1 = ip1 < 0 ? 0 : ip1 > j->mp ? j->mp : ip1;
+  if (ip0 >= ip1) return;
+  const float *bp = j->Bp ? j->Bp + jp * NR * j->K : j->Btail; /* packed: NR floats a row */
+  nnp_sgemm_narrow_avx2(j->M, kn, j->Ap + ip0 * MR * j->K + k0 * MR, MR * j->K, bp + k0 * NR, NR,
+                        j->C + ip0 * MR * j->ldc + j0, j->ldc, (int)(j->N - j0), ip0, ip1, accum, ep, j0);
+}
+
 static void sgemm_range(void *p, int64_t b, int64_t e) {
   const sgemm_job *j = p;
   int64_t nkb = j->kblock ? (j->K + j->kc - 1) / j->kc : 1, kc = j->kblock ? j->kc : j->K;
@@ -164,6 +192,7 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
     for (int64_t t = b; t < e; t++) {
       int64_t ip = j->by_rows ? t / j->np : t % j->mp, jp = j->by_rows ? t % j->np : t / j->mp;
+      if (j->narrow && jp == j->np - 1) continue; /* narrow_tiles below */
       int64_t i0 = ip * MR, j0 = jp * NR;
       int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
       const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
@@ -171,6 +200,7 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
       j->tile(kn, j->Ap + ip * MR * j->K + k0 * MR, bp + k0 * ldb, ldb, j->C + i0 * j->ldc + j0, j->ldc, mr, nr,
               kb > 0, ep, i0, j0);
     }
+    if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }
 }
 
@@ -263,6 +293,7 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
   int64_t tiles = j.mp * ((N + NR - 1) / NR);
   tile_order(&j);
   plan_kblocks(&j);
+  j.narrow = narrow_ok(j.tile, N);
   nnp_threadpool_run(tp, sgemm_range, &j, tiles);
 }
 
@@ -282,6 +313,11 @@ void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, co
       int64_t j0 = jp * NR;
       int nr = (int)(N - j0 < NR ? N - j0 : NR);
       const float *bp = Bp + (jp - jp0) * NR * K + k0 * NR;
+      if (nr < NR && narrow_ok(tile, N)) {
+        nnp_sgemm_narrow_avx2(M, kn, Ap + ip0 * MR * K + k0 * MR, MR * K, bp, NR, C + ip0 * MR * ldc + j0, ldc, nr,
+                              ip0, ip1, kb > 0, e, j0);
+        continue;
+      }
       for (int64_t ip = ip0; ip < ip1; ip++) {
         int64_t i0 = ip * MR;
         int mr = (int)(M - i0 < MR ? M - i0 : MR);
@@ -300,6 +336,7 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
   tile_order(&j);
   plan_kblocks(&j);
+  j.narrow = narrow_ok(j.tile, N);
   nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
 }
 

@@ -112,6 +112,15 @@ void nnp_sgemv_panel_avx512(int64_t K, int64_t kc, const float *Ap, const float 
  * for the columns of packed column panels [p0, p1), the same bits as the AVX2 tile. */
 void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C, int64_t N, const nnp_epilogue *ep,
                            int64_t p0, int64_t p1);
+/* A ragged last column panel of at most NNP_SGEMM_NARROW columns on AVX2 + FMA: columns
+ * [j0, j0 + nr) of row panels [ip0, ip1) for one block of K (kn steps; a0: panel ip0's
+ * packed A at the block's first k, panels a_stride floats apart; b: the block's first row
+ * of the column panel, rows ldb apart; c0: C(ip0 * MR, j0), rows ldc apart). The same
+ * bits as the AVX2 tile on those columns (gemm_avx2.c). */
+#define NNP_SGEMM_NARROW 2
+void nnp_sgemm_narrow_avx2(int64_t M, int64_t kn, const float *a0, int64_t a_stride, const float *b, int64_t ldb,
+                           float *c0, int64_t ldc, int nr, int64_t ip0, int64_t ip1, bool accum,
+                           const nnp_epilogue *ep, int64_t j0);
 /* The tile the non-generic paths run: AVX-512F where the CPU has it (and
  * NNP_CPU_FEATURES is not avx2), else AVX2 + FMA. */
 nnp_sgemm_tile_fn nnp_sgemm_tile_fast(void);

@@ -113,6 +113,64 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, tmp[r][j]);
 }
 
+/* Columns [j0, j0 + nr), nr <= NNP_SGEMM_NARROW, of row panels [ip0, ip1) for one block
+ * of K (kn steps; a0: panel ip0's A at the block's first k, panels a_stride floats apart;
+ * b: the block's first row of the column panel, rows ldb apart; c0: C(ip0 * MR, j0)).
+ * A ragged last column panel of one or two columns (7x7 planes: N = 49 = 3 x 16 + 1;
+ * 17x17: 289 = 18 x 16 + 1) cost the 6 x 8 tile six FMAs per k per row panel for one
+ * useful lane each; here a row panel's six rows are the lanes of one vector, four row
+ * panels at a time, one FMA per k per panel and column. Every element is one chain of
+ * FMAs in k order continued from C's partial sum (accum), as in the tile, and the
+ * epilogue is the tile's scalar one, so the bits are the tile's. */
+static const int32_t six_lanes[8] = {-1, -1, -1, -1, -1, -1, 0, 0};
+
+static inline __attribute__((always_inline)) void narrow_group(int64_t kn, const float *a, int64_t a_stride,
+                                                               const float *b, int64_t ldb, int nr, const int G,
+                                                               __m256 acc[4][NNP_SGEMM_NARROW]) {
+  const __m256i m6 = _mm256_loadu_si256((const __m256i *)six_lanes);
+  for (int64_t k = 0; k < kn; k++, a += NNP_SGEMM_MR, b += ldb) {
+    const __m256 b0 = _mm256_broadcast_ss(b), b1 = _mm256_broadcast_ss(b + (nr > 1));
+    for (int g = 0; g < G; g++) {
+      const __m256 av = _mm256_maskload_ps(a + g * a_stride, m6);
+      acc[g][0] = _mm256_fmadd_ps(av, b0, acc[g][0]);
+      if (nr > 1) acc[g][1] = _mm256_fmadd_ps(av, b1, acc[g][1]);
+    }
+  }
+}
+
+void nnp_sgemm_narrow_avx2(int64_t M, int64_t kn, const float *a0, int64_t a_stride, const float *b, int64_t ldb,
+                           float *c0, int64_t ldc, int nr, int64_t ip0, int64_t ip1, bool accum,
+                           const nnp_epilogue *ep, int64_t j0) {
+  for (int64_t ip = ip0; ip < ip1; ip += 4) {
+    const int G = ip1 - ip < 4 ? (int)(ip1 - ip) : 4;
+    float t[4][NNP_SGEMM_NARROW][8] = {{{0}}};
+    __m256 acc[4][NNP_SGEMM_NARROW];
+    for (int g = 0; g < G; g++) {
+      const int64_t i0 = (ip + g) * NNP_SGEMM_MR, mr = M - i0 < NNP_SGEMM_MR ? M - i0 : NNP_SGEMM_MR;
+      for (int j = 0; j < NNP_SGEMM_NARROW; j++) {
+        if (accum && j < nr)
+          for (int64_t r = 0; r < mr; r++) t[g][j][r] = c0[(i0 - ip0 * NNP_SGEMM_MR + r) * ldc + j];
+        acc[g][j] = _mm256_loadu_ps(t[g][j]);
+      }
+    }
+    const float *a = a0 + (ip - ip0) * a_stride;
+    switch (G) { /* constant group sizes: the accumulators stay in registers */
+      case 4: narrow_group(kn, a, a_stride, b, ldb, nr, 4, acc); break;
+      case 3: narrow_group(kn, a, a_stride, b, ldb, nr, 3, acc); break;
+      case 2: narrow_group(kn, a, a_stride, b, ldb, nr, 2, acc); break;
+      default: narrow_group(kn, a, a_stride, b, ldb, nr, 1, acc); break;
+    }
+    for (int g = 0; g < G; g++) {
+      const int64_t i0 = (ip + g) * NNP_SGEMM_MR, mr = M - i0 < NNP_SGEMM_MR ? M - i0 : NNP_SGEMM_MR;
+      for (int j = 0; j < nr; j++) {
+        _mm256_storeu_ps(t[g][j], acc[g][j]);
+        for (int64_t r = 0; r < mr; r++)
+          c0[(i0 - ip0 * NNP_SGEMM_MR + r) * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, t[g][j][r]);
+      }
+    }
+  }
+}
+
 /* NP (1..4) consecutive packed column panels of a one-row product: one FMA per loaded B
  * vector (the 6-row tile spent six, five of them on padding rows), 2 * NP independent
  * sums. Each column is one chain of FMAs in k order, as in the tile (whose K blocks
@@ -157,6 +215,15 @@ void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C
 }
 #else
 /* Built without AVX2 support in the compiler: never selected (see kernels/cpu.c). */
+void nnp_sgemm_narrow_avx2(int64_t M, int64_t kn, const float *a0, int64_t a_stride, const float *b, int64_t ldb,
+                           float *c0, int64_t ldc, int nr, int64_t ip0, int64_t ip1, bool accum,
+                           const nnp_epilogue *ep, int64_t j0) {
+  for (int64_t ip = ip0; ip < ip1; ip++) {
+    const int64_t i0 = ip * NNP_SGEMM_MR;
+    nnp_sgemm_tile_generic(kn, a0 + (ip - ip0) * a_stride, b, ldb, c0 + (i0 - ip0 * NNP_SGEMM_MR) * ldc, ldc,
+                           M - i0 < NNP_SGEMM_MR ? (int)(M - i0) : NNP_SGEMM_MR, nr, accum, ep, i0, j0);
+  }
+}
 void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C, int64_t N, const nnp_epilogue *ep,
                            int64_t p0, int64_t p1) {
   for (int64_t jp = p0; jp < p1; jp++) {
