@@ -20,6 +20,10 @@ struct nnp_conv2d_kernel {
   /* depthwise: the kernel for this CPU (generic, AVX2 or AVX-512), chosen once */
   void (*dw)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *, int64_t, int64_t);
   size_t a_floats, b_floats;
+  /* im2col of a stride-2 conv from phase planes (see phased_applies): floats of one
+   * phase plane, and which of the four phases (pa * 2 + pb) any tap reads */
+  int64_t phase_h, phase_w;
+  bool phase_used[4], phased;
 };
 
 nnp_conv_algo nnp_conv2d_algo(const nnp_conv2d_kernel *k) { return k->algo; }
@@ -59,6 +63,31 @@ static bool winograd_picked(const nnp_conv2d_desc *d, nnp_conv_pick pick) {
   if (nnp_dispatch_isa(NNP_KF_WINOGRAD) != NNP_ISA_AVX2 || !nnp_wnc_avx2_built()) return false;
   if (pick == NNP_CONV_PICK_WINOGRAD) return nnp_wnc_applies(d);
   return pick == NNP_CONV_PICK_AUTO && nnp_wnc_pays(d);
+}
+
+/* ---- stride 2: im2col from phase planes ----
+ * A stride-2 convolution's im2col read every input row at stride 2, sixteen scalar loads
+ * per panel row (resnet50's stem, its three 3x3 and three 1x1 stride-2 convs ran at 59-66
+ * GFLOP/s on AVX2 where its stride-1 1x1s ran at 80-90; squeezenet1_0's 7x7 stem spent
+ * a quarter of its time in im2col). Splitting each input plane once into its four phase
+ * planes, phase (a, b) holding x[2r + a][2c + b], makes every tap a stride-1 read of one
+ * phase plane: tap (kh, kw) of output (oh, ow) reads phase ((kh - ph) & 1, (kw - pw) & 1)
+ * at (oh + (kh - ph - a) / 2, ow + (kw - pw - b) / 2). Only phases some tap reads are
+ * split. Same values as im2col. The split is one more pass over X, so it pays where
+ * im2col's share is large: taps >= 9 (each input is copied kh * kw / 4 times) and at
+ * most 128 outputs per group (the GEMM's work per copied value). Measured on AVX2, layers
+ * alone, 1 thread (bench_conv_layers): 7x7 stem 3 -> 64 3.60 -> 3.03 ms, 3x3 stem
+ * 3 -> 32 0.489 -> 0.415, 3x3 64 -> 128 at 56x56 1.475 -> 1.435; 3x3 128 -> 256 and
+ * 256 -> 512 unchanged or 1% slower, 1x1 64 -> 128 and 256 -> 512 2-6% slower. */
+static void plan_phases(nnp_conv2d_kernel *k) {
+  const nnp_conv2d_desc *d = &k->d;
+  k->phased = d->sh == 2 && d->sw == 2 && d->dh == 1 && d->dw == 1 && d->kh * d->kw >= 9 && k->mg <= 128;
+  if (!k->phased) return;
+  k->phase_h = (d->h + 1) / 2;
+  k->phase_w = (d->w + 1) / 2;
+  for (int64_t kh = 0; kh < d->kh && kh < 2; kh++)
+    for (int64_t kw = 0; kw < d->kw && kw < 2; kw++)
+      k->phase_used[((kh - d->ph) & 1) * 2 + ((kw - d->pw) & 1)] = true;
 }
 
 nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, bool generic, nnp_conv_pick pick,
@@ -120,6 +149,7 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     if (!k->wpack) goto oom;
     for (int64_t g = 0; g < d->group; g++)
       nnp_sgemm_pack_a(k->mg, k->ckk, w + g * k->mg * k->ckk, k->ckk, 1, k->wpack + (size_t)g * k->a_floats);
+    if (k->algo == NNP_CONV_IM2COL) plan_phases(k);
   }
   *out = k;
   return NNP_OK;
@@ -128,13 +158,18 @@ oom:
   return nnp_error(NNP_ERR_NOMEM, "out of memory packing conv weights");
 }
 
+/* The phase planes follow the column matrix in the scratch. */
+static size_t phase_floats(const nnp_conv2d_kernel *k) {
+  return k->phased ? (size_t)(k->d.n * k->d.c * 4 * k->phase_h * k->phase_w) : 0;
+}
+
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
   if (k->algo == NNP_CONV_WINOGRAD) return nnp_wnc_scratch_bytes(k->wnc); /* V and M of an image */
   if (k->algo == NNP_CONV_DIRECT && nnp_dconv_scratch_floats(k->dc)) /* its phase planes */
     return nnp_dconv_scratch_floats(k->dc) * sizeof(float);
   if (k->algo == NNP_CONV_DEPTHWISE || k->algo == NNP_CONV_DIRECT) /* a copy of X, used only when Y aliases X */
     return (size_t)(k->d.n * k->d.c * k->d.h * k->d.w) * sizeof(float);
-  return k->b_floats * sizeof(float);
+  return (k->b_floats + phase_floats(k)) * sizeof(float);
 }
 
 /* ---- im2col into the packed-B layout ---- */
@@ -221,6 +256,78 @@ static void im2col_panels(const nnp_conv2d_kernel *k, const float *x, float *dst
   }
 }
 
+/* im2col_panels for a phased kernel (plan_phases): x is the group's first input channel's
+ * four phase planes, channels 4 * phase_h * phase_w floats apart. */
+static void im2col_panels_phased(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
+  const nnp_conv2d_desc *d = &k->d;
+  const int64_t K = k->ckk, P = k->P, KK = d->kh * d->kw, PP = k->phase_h * k->phase_w, CS = 4 * PP;
+  enum { NR = NNP_SGEMM_NR };
+  for (int64_t q = q0; q < q1; q++) {
+    float *dst = dst0 + (q - q0) * NR * K;
+    int cols = (int)(P - q * NR < NR ? P - q * NR : NR);
+    if (cols < NR) /* the ragged last panel: columns past P are zero */
+      for (int64_t r = 0; r < K; r++) memset(dst + r * NR + cols, 0, (size_t)(NR - cols) * sizeof(float));
+    for (int c0 = 0; c0 < cols;) { /* one segment: positions c0.. in output row oh */
+      int64_t p0 = q * NR + c0, oh = p0 / d->ow, ow0 = p0 % d->ow;
+      int len = (int)(d->ow - ow0 < cols - c0 ? d->ow - ow0 : cols - c0);
+      for (int64_t kh = 0; kh < d->kh; kh++) {
+        const int64_t pa = (kh - d->ph) & 1, r = oh + (kh - d->ph - pa) / 2, rows = (d->h - pa + 1) / 2;
+        for (int64_t kw = 0; kw < d->kw; kw++) {
+          float *drow = dst + (kh * d->kw + kw) * NR + c0; /* channel ic adds ic * KK * NR */
+          const int64_t pb = (kw - d->pw) & 1, first = ow0 + (kw - d->pw - pb) / 2, width = (d->w - pb + 1) / 2;
+          int64_t lo = first >= 0 ? 0 : -first, hi = width - first; /* valid positions [lo, hi) */
+          if (hi > len) hi = len;
+          if (r < 0 || r >= rows || lo > hi) lo = hi = 0;
+          const float *src = x + (pa * 2 + pb) * PP + r * k->phase_w + first + lo;
+          if (lo == 0 && hi == NR) { /* a whole panel inside the phase row */
+            for (int64_t ic = 0; ic < k->cg; ic++) memcpy(drow + ic * KK * NR, src + ic * CS, NR * sizeof(float));
+            continue;
+          }
+          for (int64_t ic = 0; ic < k->cg; ic++) {
+            float *dr = drow + ic * KK * NR;
+            for (int64_t c = 0; c < lo; c++) dr[c] = 0.0f;
+            if (hi > lo) copy_short(dr + lo, src + ic * CS, hi - lo);
+            for (int64_t c = hi > lo ? hi : lo; c < len; c++) dr[c] = 0.0f;
+          }
+        }
+      }
+      c0 += len;
+    }
+  }
+}
+
+static void im2col_any(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
+  if (k->phased) im2col_panels_phased(k, x, dst0, q0, q1);
+  else im2col_panels(k, x, dst0, q0, q1);
+}
+
+/* Input planes [b, e) (of all images) into their phase planes: phase (a, b') of plane pl
+ * at dst + (pl * 4 + a * 2 + b') * phase_h * phase_w, row r = x[2r + a][2c + b'], only
+ * the phases some tap reads. */
+typedef struct phase_job {
+  const nnp_conv2d_kernel *k;
+  const float *x;
+  float *dst;
+} phase_job;
+
+static void phase_range(void *p, int64_t b, int64_t e) {
+  const phase_job *j = p;
+  const nnp_conv2d_kernel *k = j->k;
+  const int64_t H = k->d.h, W = k->d.w, PP = k->phase_h * k->phase_w, PW = k->phase_w;
+  for (int64_t pl = b; pl < e; pl++)
+    for (int64_t a = 0; a < 2; a++) {
+      float *ev = k->phase_used[a * 2] ? j->dst + (pl * 4 + a * 2) * PP : NULL;
+      float *od = k->phase_used[a * 2 + 1] ? j->dst + (pl * 4 + a * 2 + 1) * PP : NULL;
+      for (int64_t r = 0; 2 * r + a < H; r++) {
+        const float *src = j->x + (pl * H + 2 * r + a) * W;
+        if (ev)
+          for (int64_t c = 0; 2 * c < W; c++) ev[r * PW + c] = src[2 * c];
+        if (od)
+          for (int64_t c = 0; 2 * c + 1 < W; c++) od[r * PW + c] = src[2 * c + 1];
+      }
+    }
+}
+
 /* the whole matrix, one 16-column panel per task */
 typedef struct im2col_job {
   const nnp_conv2d_kernel *k;
@@ -230,7 +337,7 @@ typedef struct im2col_job {
 
 static void im2col_range(void *p, int64_t b, int64_t e) {
   const im2col_job *j = p;
-  im2col_panels(j->k, j->x, j->dst + b * NNP_SGEMM_NR * j->k->ckk, b, e);
+  im2col_any(j->k, j->x, j->dst + b * NNP_SGEMM_NR * j->k->ckk, b, e);
 }
 
 /* ---- im2col fused into the GEMM ----
@@ -242,7 +349,8 @@ static void im2col_range(void *p, int64_t b, int64_t e) {
  * Threads split the output by columns (no duplicated work). */
 typedef struct fused_job {
   const nnp_conv2d_kernel *k;
-  const float *x;
+  const float *x; /* the input, or its phase planes (phased kernels) */
+  int64_t plane;  /* floats between two input channels of x */
   float *y, *scratch;
   const nnp_epilogue *ep;
   int64_t tm, tn, G; /* threads over row panels x column panels; panels per im2col block */
@@ -270,7 +378,7 @@ static void fused_range(void *p, int64_t b, int64_t e) {
     int64_t ip0 = it * mp / j->tm, ip1 = (it + 1) * mp / j->tm, jq0 = jt * np / j->tn, jq1 = (jt + 1) * np / j->tn;
     for (int64_t n = 0; n < d->n; n++)
       for (int64_t g = 0; g < d->group; g++) {
-        const float *xg = j->x + (n * d->c + g * k->cg) * d->h * d->w;
+        const float *xg = j->x + (n * d->c + g * k->cg) * j->plane;
         float *yg = j->y + (n * d->m + g * k->mg) * k->P;
         nnp_epilogue loc;
         const nnp_epilogue *lp = group_epilogue(k, j->ep, n, g, &loc);
@@ -279,7 +387,7 @@ static void fused_range(void *p, int64_t b, int64_t e) {
           if (k->algo == NNP_CONV_GEMM_1X1) /* X's planes are B's rows: plain copies, no row segments */
             nnp_sgemm_pack_b_panels(k->ckk, k->P - q * NNP_SGEMM_NR, xg + q * NNP_SGEMM_NR, d->h * d->w, 1, slot, 0,
                                     q1 - q);
-          else im2col_panels(k, xg, slot, q, q1);
+          else im2col_any(k, xg, slot, q, q1);
           nnp_sgemm_packed_block(k->mg, k->P, k->ckk, k->wpack + (size_t)g * k->a_floats, slot, yg, k->P, lp, ip0,
                                  ip1, q, q1, k->generic);
         }
@@ -361,7 +469,16 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
   }
   float *bp = scratch;
   const bool direct_ok = k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0;
-  fused_job fj = {.k = k, .x = x, .y = y, .scratch = scratch, .ep = ep};
+  const float *src = x; /* what im2col reads: X, or its phase planes */
+  int64_t src_plane = in_plane;
+  if (k->phased) {
+    float *phases = (float *)scratch + k->b_floats;
+    phase_job pj = {.k = k, .x = x, .dst = phases};
+    nnp_threadpool_run(tp, phase_range, &pj, d->n * d->c);
+    src = phases;
+    src_plane = 4 * k->phase_h * k->phase_w;
+  }
+  fused_job fj = {.k = k, .x = src, .plane = src_plane, .y = y, .scratch = scratch, .ep = ep};
   /* Y aliasing X: the whole input must be read before any output is written */
   if (!direct_ok && x != y && plan_fused(k, nnp_threadpool_threads(tp), &fj)) {
     nnp_threadpool_run(tp, fused_range, &fj, nnp_threadpool_threads(tp));
@@ -369,7 +486,7 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
   }
   for (int64_t n = 0; n < d->n; n++)
     for (int64_t g = 0; g < d->group; g++) {
-      const float *xg = x + (n * d->c + g * k->cg) * in_plane;
+      const float *xg = src + (n * d->c + g * k->cg) * src_plane;
       float *yg = y + (n * d->m + g * k->mg) * P;
       /* In place (Y aliases X: a 1x1 conv with C == M) B is packed before Y is written;
        * otherwise a 1x1 conv reads X directly as B. */
