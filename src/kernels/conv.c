@@ -195,6 +195,46 @@ static inline void copy_short(float *d, const float *s, int64_t n) {
   for (; c < n; c++) d[c] = s[c];
 }
 
+/* Where tap (kh, kw) of a segment (output row oh, positions ow0.. of len) reads: valid
+ * positions [lo, hi) (zero outside), src = the input of position lo in channel 0, cs
+ * floats between channels, step floats between positions. lo == hi: all padding. */
+typedef struct tap_src {
+  const float *src;
+  int64_t lo, hi, cs, step;
+} tap_src;
+
+static inline tap_src tap_plain(const nnp_conv2d_kernel *k, const float *x, int64_t oh, int64_t ow0, int64_t len,
+                                int64_t kh, int64_t kw) {
+  const nnp_conv2d_desc *d = &k->d;
+  tap_src t = {.cs = d->h * d->w, .step = d->sw};
+  const int64_t ih = oh * d->sh - d->ph + kh * d->dh, iw0 = ow0 * d->sw - d->pw + kw * d->dw;
+  if (ih < 0 || ih >= d->h) return t;
+  /* input column of segment position c: iw0 + c * sw */
+  t.lo = iw0 >= 0 ? 0 : (-iw0 + d->sw - 1) / d->sw;
+  t.hi = iw0 >= d->w ? 0 : (d->w - 1 - iw0) / d->sw + 1;
+  if (t.hi > len) t.hi = len;
+  if (t.lo >= t.hi) t.lo = t.hi = 0;
+  else t.src = x + ih * d->w + iw0 + t.lo * d->sw;
+  return t;
+}
+
+/* A phased kernel (plan_phases): x holds each channel's four phase planes; tap (kh, kw)
+ * reads phase ((kh - ph) & 1, (kw - pw) & 1) at stride 1. */
+static inline tap_src tap_phased(const nnp_conv2d_kernel *k, const float *x, int64_t oh, int64_t ow0, int64_t len,
+                                 int64_t kh, int64_t kw) {
+  const nnp_conv2d_desc *d = &k->d;
+  tap_src t = {.cs = 4 * k->phase_h * k->phase_w, .step = 1};
+  const int64_t pa = (kh - d->ph) & 1, pb = (kw - d->pw) & 1;
+  const int64_t r = oh + (kh - d->ph - pa) / 2, first = ow0 + (kw - d->pw - pb) / 2;
+  if (r < 0 || r >= (d->h - pa + 1) / 2) return t;
+  t.lo = first >= 0 ? 0 : -first;
+  t.hi = (d->w - pb + 1) / 2 - first; /* the phase row's width */
+  if (t.hi > len) t.hi = len;
+  if (t.lo >= t.hi) t.lo = t.hi = 0;
+  else t.src = x + (pa * 2 + pb) * k->phase_h * k->phase_w + r * k->phase_w + first + t.lo;
+  return t;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* The copies are wider with AVX-512 (one 64-byte move per panel row instead of four);
  * the values moved are the same on every path. */
@@ -202,7 +242,7 @@ __attribute__((target_clones("avx512f", "default")))
 #endif
 static void im2col_panels(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
   const nnp_conv2d_desc *d = &k->d;
-  const int64_t K = k->ckk, P = k->P, HW = d->h * d->w, KK = d->kh * d->kw;
+  const int64_t K = k->ckk, P = k->P, KK = d->kh * d->kw;
   enum { NR = NNP_SGEMM_NR };
   for (int64_t q = q0; q < q1; q++) {
     float *dst = dst0 + (q - q0) * NR * K;
@@ -212,106 +252,47 @@ static void im2col_panels(const nnp_conv2d_kernel *k, const float *x, float *dst
     for (int c0 = 0; c0 < cols;) { /* one segment: positions c0.. in output row oh */
       int64_t p0 = q * NR + c0, oh = p0 / d->ow, ow0 = p0 % d->ow;
       int len = (int)(d->ow - ow0 < cols - c0 ? d->ow - ow0 : cols - c0);
-      for (int64_t kh = 0; kh < d->kh; kh++) {
-        int64_t ih = oh * d->sh - d->ph + kh * d->dh;
+      for (int64_t kh = 0; kh < d->kh; kh++)
         for (int64_t kw = 0; kw < d->kw; kw++) {
           float *drow = dst + (kh * d->kw + kw) * NR + c0; /* channel ic adds ic * KK * NR */
-          if (ih < 0 || ih >= d->h) {
-            for (int64_t ic = 0; ic < k->cg; ic++)
-              for (int c = 0; c < len; c++) drow[ic * KK * NR + c] = 0.0f;
-            continue;
-          }
-          /* input column of segment position c: iw0 + c * sw; valid for c in [lo, hi) */
-          int64_t iw0 = ow0 * d->sw - d->pw + kw * d->dw;
-          int64_t lo = iw0 >= 0 ? 0 : (-iw0 + d->sw - 1) / d->sw;
-          int64_t hi = iw0 >= d->w ? 0 : (d->w - 1 - iw0) / d->sw + 1;
-          if (hi > len) hi = len;
-          if (lo > hi) lo = hi;
-          const int64_t n = hi - lo, sw = d->sw;
-          const float *src = x + ih * d->w + (n > 0 ? iw0 + lo * sw : 0); /* input of position lo */
-          if (lo == 0 && hi == NR) { /* a whole panel inside the row, stride 1: the common case */
-            if (sw == 1)
-              for (int64_t ic = 0; ic < k->cg; ic++) memcpy(drow + ic * KK * NR, src + ic * HW, NR * sizeof(float));
-            else if (sw == 2) /* a constant stride vectorizes (resnet18's stem) */
+          const tap_src t = k->phased ? tap_phased(k, x, oh, ow0, len, kh, kw) : tap_plain(k, x, oh, ow0, len, kh, kw);
+          if (t.lo == 0 && t.hi == NR) { /* a whole panel inside the row: the common case */
+            if (t.step == 1)
+              for (int64_t ic = 0; ic < k->cg; ic++) memcpy(drow + ic * KK * NR, t.src + ic * t.cs, NR * sizeof(float));
+            else if (t.step == 2) /* a constant stride vectorizes (strided stems) */
               for (int64_t ic = 0; ic < k->cg; ic++)
-                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = src[ic * HW + c * 2];
+                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = t.src[ic * t.cs + c * 2];
             else
               for (int64_t ic = 0; ic < k->cg; ic++)
-                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = src[ic * HW + c * sw];
+                for (int c = 0; c < NR; c++) drow[ic * KK * NR + c] = t.src[ic * t.cs + c * t.step];
             continue;
           }
           for (int64_t ic = 0; ic < k->cg; ic++) {
             float *dr = drow + ic * KK * NR;
-            const float *sr = src + ic * HW;
-            for (int64_t c = 0; c < lo; c++) dr[c] = 0.0f;
-            if (sw == 1) copy_short(dr + lo, sr, n);
+            for (int64_t c = 0; c < t.lo; c++) dr[c] = 0.0f;
+            if (t.hi == t.lo) {} /* all padding: t.src is NULL */
+            else if (t.step == 1) copy_short(dr + t.lo, t.src + ic * t.cs, t.hi - t.lo);
             else
-              for (int64_t c = 0; c < n; c++) dr[lo + c] = sr[c * sw];
-            for (int64_t c = hi; c < len; c++) dr[c] = 0.0f;
+              for (int64_t c = 0; c < t.hi - t.lo; c++) dr[t.lo + c] = t.src[ic * t.cs + c * t.step];
+            for (int64_t c = t.hi; c < len; c++) dr[c] = 0.0f;
           }
         }
-      }
       c0 += len;
     }
   }
-}
-
-/* im2col_panels for a phased kernel (plan_phases): x is the group's first input channel's
- * four phase planes, channels 4 * phase_h * phase_w floats apart. */
-static void im2col_panels_phased(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
-  const nnp_conv2d_desc *d = &k->d;
-  const int64_t K = k->ckk, P = k->P, KK = d->kh * d->kw, PP = k->phase_h * k->phase_w, CS = 4 * PP;
-  enum { NR = NNP_SGEMM_NR };
-  for (int64_t q = q0; q < q1; q++) {
-    float *dst = dst0 + (q - q0) * NR * K;
-    int cols = (int)(P - q * NR < NR ? P - q * NR : NR);
-    if (cols < NR) /* the ragged last panel: columns past P are zero */
-      for (int64_t r = 0; r < K; r++) memset(dst + r * NR + cols, 0, (size_t)(NR - cols) * sizeof(float));
-    for (int c0 = 0; c0 < cols;) { /* one segment: positions c0.. in output row oh */
-      int64_t p0 = q * NR + c0, oh = p0 / d->ow, ow0 = p0 % d->ow;
-      int len = (int)(d->ow - ow0 < cols - c0 ? d->ow - ow0 : cols - c0);
-      for (int64_t kh = 0; kh < d->kh; kh++) {
-        const int64_t pa = (kh - d->ph) & 1, r = oh + (kh - d->ph - pa) / 2, rows = (d->h - pa + 1) / 2;
-        for (int64_t kw = 0; kw < d->kw; kw++) {
-          float *drow = dst + (kh * d->kw + kw) * NR + c0; /* channel ic adds ic * KK * NR */
-          const int64_t pb = (kw - d->pw) & 1, first = ow0 + (kw - d->pw - pb) / 2, width = (d->w - pb + 1) / 2;
-          int64_t lo = first >= 0 ? 0 : -first, hi = width - first; /* valid positions [lo, hi) */
-          if (hi > len) hi = len;
-          if (r < 0 || r >= rows || lo > hi) lo = hi = 0;
-          const float *src = x + (pa * 2 + pb) * PP + r * k->phase_w + first + lo;
-          if (lo == 0 && hi == NR) { /* a whole panel inside the phase row */
-            for (int64_t ic = 0; ic < k->cg; ic++) memcpy(drow + ic * KK * NR, src + ic * CS, NR * sizeof(float));
-            continue;
-          }
-          for (int64_t ic = 0; ic < k->cg; ic++) {
-            float *dr = drow + ic * KK * NR;
-            for (int64_t c = 0; c < lo; c++) dr[c] = 0.0f;
-            if (hi > lo) copy_short(dr + lo, src + ic * CS, hi - lo);
-            for (int64_t c = hi > lo ? hi : lo; c < len; c++) dr[c] = 0.0f;
-          }
-        }
-      }
-      c0 += len;
-    }
-  }
-}
-
-static void im2col_any(const nnp_conv2d_kernel *k, const float *x, float *dst0, int64_t q0, int64_t q1) {
-  if (k->phased) im2col_panels_phased(k, x, dst0, q0, q1);
-  else im2col_panels(k, x, dst0, q0, q1);
 }
 
 /* Input planes [b, e) (of all images) into their phase planes: phase (a, b') of plane pl
  * at dst + (pl * 4 + a * 2 + b') * phase_h * phase_w, row r = x[2r + a][2c + b'], only
  * the phases some tap reads. */
-typedef struct phase_job {
+typedef struct copy_job { /* a pass that reads X (or its phase planes) into a buffer */
   const nnp_conv2d_kernel *k;
   const float *x;
   float *dst;
-} phase_job;
+} copy_job;
 
 static void phase_range(void *p, int64_t b, int64_t e) {
-  const phase_job *j = p;
+  const copy_job *j = p;
   const nnp_conv2d_kernel *k = j->k;
   const int64_t H = k->d.h, W = k->d.w, PP = k->phase_h * k->phase_w, PW = k->phase_w;
   for (int64_t pl = b; pl < e; pl++)
@@ -329,15 +310,10 @@ static void phase_range(void *p, int64_t b, int64_t e) {
 }
 
 /* the whole matrix, one 16-column panel per task */
-typedef struct im2col_job {
-  const nnp_conv2d_kernel *k;
-  const float *x; /* first input channel of the group */
-  float *dst;
-} im2col_job;
 
 static void im2col_range(void *p, int64_t b, int64_t e) {
-  const im2col_job *j = p;
-  im2col_any(j->k, j->x, j->dst + b * NNP_SGEMM_NR * j->k->ckk, b, e);
+  const copy_job *j = p;
+  im2col_panels(j->k, j->x, j->dst + b * NNP_SGEMM_NR * j->k->ckk, b, e);
 }
 
 /* ---- im2col fused into the GEMM ----
@@ -387,7 +363,7 @@ static void fused_range(void *p, int64_t b, int64_t e) {
           if (k->algo == NNP_CONV_GEMM_1X1) /* X's planes are B's rows: plain copies, no row segments */
             nnp_sgemm_pack_b_panels(k->ckk, k->P - q * NNP_SGEMM_NR, xg + q * NNP_SGEMM_NR, d->h * d->w, 1, slot, 0,
                                     q1 - q);
-          else im2col_any(k, xg, slot, q, q1);
+          else im2col_panels(k, xg, slot, q, q1);
           nnp_sgemm_packed_block(k->mg, k->P, k->ckk, k->wpack + (size_t)g * k->a_floats, slot, yg, k->P, lp, ip0,
                                  ip1, q, q1, k->generic);
         }
@@ -418,14 +394,8 @@ static bool plan_fused(const nnp_conv2d_kernel *k, int threads, fused_job *j) {
   return true;
 }
 
-typedef struct pack_job {
-  const nnp_conv2d_kernel *k;
-  const float *x;
-  float *dst;
-} pack_job;
-
 static void pack_range(void *p, int64_t b, int64_t e) {
-  const pack_job *j = p;
+  const copy_job *j = p;
   nnp_sgemm_pack_b_panels(j->k->ckk, j->k->P, j->x, j->k->d.h * j->k->d.w, 1, j->dst, b, e);
 }
 
@@ -473,7 +443,7 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
   int64_t src_plane = in_plane;
   if (k->phased) {
     float *phases = (float *)scratch + k->b_floats;
-    phase_job pj = {.k = k, .x = x, .dst = phases};
+    copy_job pj = {.k = k, .x = x, .dst = phases};
     nnp_threadpool_run(tp, phase_range, &pj, d->n * d->c);
     src = phases;
     src_plane = 4 * k->phase_h * k->phase_w;
@@ -497,10 +467,10 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
         int64_t full = P / NNP_SGEMM_NR * NNP_SGEMM_NR;
         if (full < P) nnp_sgemm_pack_b_panels(k->ckk, P - full, xg + full, P, 1, bp, 0, 1);
       } else if (k->algo == NNP_CONV_GEMM_1X1) {
-        pack_job j = {.k = k, .x = xg, .dst = bp};
+        copy_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, pack_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
       } else {
-        im2col_job j = {.k = k, .x = xg, .dst = bp};
+        copy_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, im2col_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
       }
       nnp_epilogue loc;
