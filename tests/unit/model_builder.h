@@ -173,53 +173,44 @@ MB_FN Onnx__NodeProto *mb_node(Onnx__ModelProto *m, const char *op, const char *
   return n;
 }
 
-MB_FN Onnx__AttributeProto *mb_attr_int(Onnx__NodeProto *n, const char *name, int64_t v) {
+/* A new attribute of n named `name` of `type`, its value left to the caller. */
+MB_FN Onnx__AttributeProto *mb_attr_new(Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType type) {
   Onnx__AttributeProto *a = mb_alloc(sizeof *a);
   onnx__attribute_proto__init(a);
   a->name = mb_str(name);
   a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  a->type = type;
+  n->attribute[n->n_attribute++] = a;
+  return a;
+}
+
+MB_FN Onnx__AttributeProto *mb_attr_int(Onnx__NodeProto *n, const char *name, int64_t v) {
+  Onnx__AttributeProto *a = mb_attr_new(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
   a->has_i = 1;
   a->i = v;
-  n->attribute[n->n_attribute++] = a;
   return a;
 }
 
 MB_FN Onnx__AttributeProto *mb_attr_float(Onnx__NodeProto *n, const char *name, float v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+  Onnx__AttributeProto *a = mb_attr_new(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
   a->has_f = 1;
   a->f = v;
-  n->attribute[n->n_attribute++] = a;
   return a;
 }
 
 MB_FN Onnx__AttributeProto *mb_attr_ints(Onnx__NodeProto *n, const char *name, size_t count, const int64_t *v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  Onnx__AttributeProto *a = mb_attr_new(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
   a->n_ints = count;
   a->ints = mb_alloc((count ? count : 1) * sizeof *a->ints);
   if (count) memcpy(a->ints, v, count * sizeof *a->ints);
-  n->attribute[n->n_attribute++] = a;
   return a;
 }
 
 MB_FN Onnx__AttributeProto *mb_attr_string(Onnx__NodeProto *n, const char *name, const char *v) {
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str(name);
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+  Onnx__AttributeProto *a = mb_attr_new(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
   a->has_s = 1;
   a->s.data = (uint8_t *)mb_str(v);
   a->s.len = strlen(v);
-  n->attribute[n->n_attribute++] = a;
   return a;
 }
 

@@ -43,6 +43,17 @@ MB_FN void *pr_run(const nnp_graph *g, bool fast, int threads, size_t *bytes, ch
   return out;
 }
 
+/* Whether g run with the fast kernels on `threads` threads gives ref (ref_bytes long, a
+ * pr_run of the reference kernels) byte for byte; kernel as in pr_run. */
+MB_FN bool pr_same_bytes(const nnp_graph *g, int threads, const void *ref, size_t ref_bytes, char *kernel,
+                         size_t kcap) {
+  size_t bytes = 0;
+  void *got = pr_run(g, true, threads, &bytes, kernel, kcap);
+  const bool same = got && bytes == ref_bytes && !memcmp(got, ref, bytes);
+  free(got);
+  return same;
+}
+
 /* The largest |a - b| / (1 + |b|) over n floats. */
 MB_FN double pr_max_rel(const float *a, const float *b, size_t n) {
   double m = 0;

@@ -336,14 +336,9 @@ static void case_constant_attribute(void) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", F32, 2, dims_2x3);
   Onnx__NodeProto *c = mb_node(m, "Constant", "const1", "", "w");
-  Onnx__AttributeProto *a = mb_alloc(sizeof *a);
-  onnx__attribute_proto__init(a);
-  a->name = mb_str("value");
-  a->has_type = 1;
-  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  Onnx__AttributeProto *a = mb_attr_new(c, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
   a->t = mb_tensor("", F32, 2, dims_2x3);
   mb_external(a->t, "../outside.bin", NULL, NULL);
-  c->attribute[c->n_attribute++] = a;
   mb_node(m, "Add", "add1", "x,w", "y");
   mb_output(m, "y", F32);
   EXPECT_FAIL(m, NNP_ERR_INVALID, "'..'", "const1");

@@ -34,16 +34,14 @@ static void one_case(int rank, const int64_t *dims, const int64_t *perm, int ele
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);
   if (g) {
-    size_t ref_bytes, bytes;
+    size_t ref_bytes;
     char kernel[64];
     void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
     for (int t = 1; t <= 3 && ref; t++) {
-      void *got = pr_run(g, true, t, &bytes, kernel, sizeof kernel);
-      CHECK_MSG(got && bytes == ref_bytes && !memcmp(got, ref, bytes),
+      CHECK_MSG(pr_same_bytes(g, t, ref, ref_bytes, kernel, sizeof kernel),
                 "Transpose rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
       const bool pooled = t > 1 && ref_bytes >= (32 << 10);
       CHECK_MSG(pooled == !strcmp(kernel, "transpose.rows"), "%zu bytes, %d threads ran '%s'", ref_bytes, t, kernel);
-      free(got);
     }
     free(ref);
     nnp_graph_destroy(g);
