@@ -16,7 +16,6 @@
  * packed SGEMM instead, each batch's operands packed straight from their strides. */
 #include <string.h>
 
-#include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -209,11 +208,6 @@ static nnp_status ref_einsum(nnp_op_ctx *ctx) {
 
 /* ---- the fast path: a batched matrix product ---- */
 
-static nnp_status run_einsum_mm(void *state, nnp_op_ctx *ctx) {
-  nnp_sgemm_batched_run(state, ctx->in[0]->data, ctx->in[1]->data, ctx->out[0]->data, ctx->scratch, ctx->pool);
-  return NNP_OK;
-}
-
 /* Whether p is a batched product: labels in A, B and Y (batch), exactly one in A and Y
  * (m), one in B and Y (n), one in A and B only (k), nothing else, no diagonals or
  * broadcasting, and Y's n label the innermost (unit stride: the GEMM writes rows). */
@@ -266,12 +260,7 @@ static nnp_status prepare_einsum(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
     nnp_free(f);
     return NNP_OK;
   }
-  f->generic = nnp_dispatch_portable(NNP_KF_GEMM, generic);
-  out->run = run_einsum_mm;
-  out->destroy = nnp_free;
-  out->state = f;
-  out->scratch_needed = nnp_sgemm_batched_plan(f, nnp_threadpool_threads(ctx->pool));
-  out->name = f->generic ? "einsum.matmul.generic" : "einsum.matmul.packed";
+  nnp_batched_matmul_kernel(f, ctx, generic, "einsum.matmul.generic", "einsum.matmul.packed", out);
   return NNP_OK;
 }
 
