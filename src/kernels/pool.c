@@ -216,9 +216,10 @@ static void avg_range(void *p, int64_t b, int64_t e) {
   const bool have_cols = d->ow <= AVG_COLS;
   for (int64_t o = 0; have_cols && o < d->ow; o++)
     cols[o] = (float)avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
-  if (j->avx2 && have_cols && nnp_avgpool_avx2_scratch(a) <= AVG_ROW) {
+  const int64_t row_floats = nnp_avgpool_avx2_scratch(a);
+  if (j->avx2 && have_cols && row_floats <= AVG_ROW) {
     for (int64_t o = d->ow; o < d->ow + 8; o++) cols[o] = 1.0f; /* the last vector's lanes past ow */
-    for (int64_t i = 0; i < nnp_avgpool_avx2_scratch(a); i++) t[i] = 0.0f; /* the borders stay zero */
+    for (int64_t i = 0; i < row_floats; i++) t[i] = 0.0f;         /* the borders stay zero */
     for (int64_t pl = b; pl < e; pl++)
       for (int64_t oh = 0; oh < d->oh; oh++)
         nnp_avgpool_row_avx2(a, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow, cols, t);
