@@ -79,7 +79,10 @@ print("p99 ms:", " ".join(f"{x*1e3:.1f}" for x in p99), "capacity", round(cap, 1
 PY
 then ok "sweep: latency vs QPS monotone with a knee near capacity"; else bad "sweep: $(head -c 800 "$work/err") $(cat "$work/out")"; fi
 
-# find-max-qps twice: within 10% (runs differ only by machine noise: same seed, same arrivals)
+# find-max-qps twice: within 15% (runs differ only by machine noise: same seed, same arrivals).
+# Not 10%: the search's range is 1.2x the measured capacity, which itself moves with the
+# machine, and P99 near the knee is steep; CI's ASan build once gave 31.1 and 34.6 QPS
+# (capacities 46.5 and 44.0 queries/s), 10.3% apart, on a correct search
 fm=(--backend fault --backend-options mode=none,sleep_ms=20 --find-max-qps --p99 150ms --duration 3s --confirm 1)
 "$nnperf" load "$work/tiny.onnx" "${fm[@]}" --json "$work/m1.json" > "$work/o1" 2>&1
 "$nnperf" load "$work/tiny.onnx" "${fm[@]}" --json "$work/m2.json" > "$work/o2" 2>&1
@@ -88,9 +91,9 @@ import json, sys
 a, b = (json.load(open(p))["load"]["max_qps"] for p in sys.argv[1:3])
 print("max qps", a, b)
 assert a and b and a > 0 and b > 0, (a, b)
-assert abs(a - b) <= 0.1 * max(a, b), (a, b)
+assert abs(a - b) <= 0.15 * max(a, b), (a, b)
 PY
-then ok "find-max-qps reproducible within 10%"; else bad "find-max-qps: $(tail -3 "$work/o1") / $(tail -3 "$work/o2")"; fi
+then ok "find-max-qps reproducible within 15%"; else bad "find-max-qps: $(tail -3 "$work/o1") / $(tail -3 "$work/o2")"; fi
 fi
 
 # --streams: one worker serving several queries at once. The fault backend's sleep takes
