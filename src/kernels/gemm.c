@@ -132,6 +132,7 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t l
 
 typedef struct sgemm_job {
   int64_t M, N, K, mp, np;
+  int64_t upp, nu;        /* column panels per tile (2: AVX-512's 6 x 32 pairs) and tiles per row */
   bool by_rows;           /* tile order: see tile_order */
   const float *Ap, *Bp;
   const float *B, *Btail; /* direct B (nnp_sgemm_direct_b_ex): Bp is NULL */
@@ -184,6 +185,33 @@ static void narrow_tiles(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, i
                         j->C + ip0 * MR * j->ldc + j0, j->ldc, (int)(j->N - j0), ip0, ip1, accum, ep, j0);
 }
 
+/* Column panel jp's B at row k0 (packed, in place, or the packed tail) and its row stride. */
+static const float *panel_b(const sgemm_job *j, int64_t jp, int64_t k0, int64_t *ldb) {
+  *ldb = !j->Bp && jp < j->full ? j->ldb : NR;
+  const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
+  return bp + k0 * *ldb;
+}
+
+/* Tile (ip, ju) for K block [k0, k0 + kn): column panels [ju * upp, ju * upp + upp). A
+ * pair whose second panel has one column runs as two tiles: the tile's 6 x 1 body sums a
+ * single column in its own order, which the pair would not reproduce. */
+static void run_tile(const sgemm_job *j, int64_t ip, int64_t ju, int64_t k0, int64_t kn, bool accum,
+                     const nnp_epilogue *ep) {
+  const int64_t jp = ju * j->upp, i0 = ip * MR, j0 = jp * NR, cols = j->upp * NR;
+  const int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < cols ? j->N - j0 : cols);
+  const float *a = j->Ap + ip * MR * j->K + k0 * MR;
+  float *c = j->C + i0 * j->ldc + j0;
+  int64_t ldb, ldb1 = NR;
+  const float *bp = panel_b(j, jp, k0, &ldb);
+  if (nr > NR + 1) {
+    const float *bq = panel_b(j, jp + 1, k0, &ldb1);
+    nnp_sgemm_tile2_avx512(kn, a, bp, ldb, bq, ldb1, c, j->ldc, mr, nr, accum, ep, i0, j0);
+    return;
+  }
+  j->tile(kn, a, bp, ldb, c, j->ldc, mr, nr < NR ? nr : NR, accum, ep, i0, j0);
+  if (nr > NR) j->tile(kn, a, panel_b(j, jp + 1, k0, &ldb1), ldb1, c + NR, j->ldc, mr, nr - NR, accum, ep, i0, j0 + NR);
+}
+
 static void sgemm_range(void *p, int64_t b, int64_t e) {
   const sgemm_job *j = p;
   int64_t nkb = j->kblock ? (j->K + j->kc - 1) / j->kc : 1, kc = j->kblock ? j->kc : j->K;
@@ -191,14 +219,9 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
     for (int64_t t = b; t < e; t++) {
-      int64_t ip = j->by_rows ? t / j->np : t % j->mp, jp = j->by_rows ? t % j->np : t / j->mp;
-      if (j->narrow && jp == j->np - 1) continue; /* narrow_tiles below */
-      int64_t i0 = ip * MR, j0 = jp * NR;
-      int mr = (int)(j->M - i0 < MR ? j->M - i0 : MR), nr = (int)(j->N - j0 < NR ? j->N - j0 : NR);
-      const float *bp = j->Bp ? j->Bp + jp * NR * j->K : jp < j->full ? j->B + jp * NR : j->Btail;
-      int64_t ldb = !j->Bp && jp < j->full ? j->ldb : NR;
-      j->tile(kn, j->Ap + ip * MR * j->K + k0 * MR, bp + k0 * ldb, ldb, j->C + i0 * j->ldc + j0, j->ldc, mr, nr,
-              kb > 0, ep, i0, j0);
+      int64_t ip = j->by_rows ? t / j->nu : t % j->mp, ju = j->by_rows ? t % j->nu : t / j->mp;
+      if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles below */
+      run_tile(j, ip, ju, k0, kn, kb > 0, ep);
     }
     if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }
@@ -209,8 +232,11 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
  * smaller. Column-major tile order (the default) splits B's panels: a large
  * convolution plane (N = 3136) with few channels. Row-major splits A: resnet18's
  * 512-channel 7x7 layers (M = 512, N = 49, A 9.4 MB) had both threads stream all of A. */
+/* On AVX-512 a tile is two column panels (nnp_sgemm_tile2_avx512). */
 static void tile_order(sgemm_job *j) {
   j->np = (j->N + NR - 1) / NR;
+  j->upp = j->tile == nnp_sgemm_tile_avx512 ? 2 : 1;
+  j->nu = (j->np + j->upp - 1) / j->upp;
   j->by_rows = j->M > j->N;
 }
 
@@ -290,11 +316,10 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
   }
   sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .Bp = Bp, .C = C, .ldc = ldc, .ep = ep,
                  .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
-  int64_t tiles = j.mp * ((N + NR - 1) / NR);
   tile_order(&j);
   plan_kblocks(&j);
   j.narrow = narrow_ok(j.tile, N);
-  nnp_threadpool_run(tp, sgemm_range, &j, tiles);
+  nnp_threadpool_run(tp, sgemm_range, &j, j.mp * j.nu);
 }
 
 void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
@@ -309,20 +334,26 @@ void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, co
   for (int64_t kb = 0; kb < nkb; kb++) {
     int64_t k0 = kb * kc, kn = K - k0 < kc ? K - k0 : kc;
     const nnp_epilogue *e = kb == nkb - 1 ? ep : NULL;
-    for (int64_t jp = jp0; jp < jp1; jp++) {
+    for (int64_t jp = jp0; jp < jp1;) {
       int64_t j0 = jp * NR;
       int nr = (int)(N - j0 < NR ? N - j0 : NR);
       const float *bp = Bp + (jp - jp0) * NR * K + k0 * NR;
       if (nr < NR && narrow_ok(tile, N)) {
         nnp_sgemm_narrow_avx2(M, kn, Ap + ip0 * MR * K + k0 * MR, MR * K, bp, NR, C + ip0 * MR * ldc + j0, ldc, nr,
                               ip0, ip1, kb > 0, e, j0);
+        jp++;
         continue;
       }
+      /* a pair of panels on AVX-512 (as run_tile), its second panel with 2+ columns */
+      const int pair = tile == nnp_sgemm_tile_avx512 && jp + 1 < jp1 && N - j0 > NR + 1 ? (int)(N - j0 < 2 * NR ? N - j0 : 2 * NR) : 0;
       for (int64_t ip = ip0; ip < ip1; ip++) {
         int64_t i0 = ip * MR;
         int mr = (int)(M - i0 < MR ? M - i0 : MR);
-        tile(kn, Ap + ip * MR * K + k0 * MR, bp, NR, C + i0 * ldc + j0, ldc, mr, nr, kb > 0, e, i0, j0);
+        const float *a = Ap + ip * MR * K + k0 * MR;
+        if (pair) nnp_sgemm_tile2_avx512(kn, a, bp, NR, bp + NR * K, NR, C + i0 * ldc + j0, ldc, mr, pair, kb > 0, e, i0, j0);
+        else tile(kn, a, bp, NR, C + i0 * ldc + j0, ldc, mr, nr, kb > 0, e, i0, j0);
       }
+      jp += pair ? 2 : 1;
     }
   }
 }
@@ -337,7 +368,7 @@ void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, con
   tile_order(&j);
   plan_kblocks(&j);
   j.narrow = narrow_ok(j.tile, N);
-  nnp_threadpool_run(tp, sgemm_range, &j, j.mp * ((N + NR - 1) / NR));
+  nnp_threadpool_run(tp, sgemm_range, &j, j.mp * j.nu);
 }
 
 void nnp_sgemm_packed(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,

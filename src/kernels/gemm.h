@@ -102,6 +102,12 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+/* Two column panels at once on AVX-512F (6 x 32): columns [j0, j0 + 16) from b0, rows
+ * ldb0 apart, and [j0 + 16, j0 + nr) from b1, rows ldb1 apart; 17 < nr <= 32. The same
+ * bits as nnp_sgemm_tile_avx512 on each panel (gemm_avx512.c says why it is faster). */
+void nnp_sgemm_tile2_avx512(int64_t K, const float *a, const float *b0, int64_t ldb0, const float *b1, int64_t ldb1,
+                            float *c, int64_t ldc, int mr, int nr, bool accum, const nnp_epilogue *ep, int64_t i0,
+                            int64_t j0);
 /* M = 1 (nnp_sgemm_packed_ex takes it on AVX-512F): c[0..) = columns j0.. of
  * epilogue(A(0, :) * B) for np (1..4) consecutive packed column panels from b, each with
  * more than one column (N: B's columns), Ap packed as above, K cut into blocks of kc as

@@ -6,6 +6,7 @@
 
 #include "kernel_test_util.h"
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 #include "ops/gemm_ref.h"
@@ -129,8 +130,44 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   nnp_free(got);
 }
 
+/* The AVX-512 pair tile (6 x 32, two column panels) must give each panel the bits the
+ * 6 x 16 tile gives it alone: a model's output may not depend on how its columns were
+ * paired. Every K parity, accumulation into C, ragged second panels (2..16 columns),
+ * short row panels, every epilogue. */
+static void pair_tile_cases(void) {
+  if (nnp_dispatch_isa(NNP_KF_GEMM) != NNP_ISA_AVX512) {
+    printf("pair tile: skipped, the GEMM runs %s here (the pair is AVX-512's)\n",
+           nnp_isa_name(nnp_dispatch_isa(NNP_KF_GEMM)));
+    return;
+  }
+  enum { KMAX = 70, R = NNP_SGEMM_MR, W = 2 * NNP_SGEMM_NR };
+  /* bias and residual are indexed by the tile's global row and column (i0 = 3, j0 = 5) */
+  static float a[KMAX * R], b0[KMAX * NNP_SGEMM_NR], b1[KMAX * 24], bias[W + 8], res[(R + 3) * W + 8];
+  static float c1[R * W], c2[R * W];
+  int checks = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    const int64_t K = kt_int(1, KMAX), ldb1 = trial % 2 ? NNP_SGEMM_NR : 24; /* packed, or in place */
+    const int nr = kt_int(NNP_SGEMM_NR + 2, W), mr = kt_int(1, R);
+    const bool accum = trial % 3 == 0;
+    kt_fill(a, KMAX * R), kt_fill(b0, KMAX * NNP_SGEMM_NR), kt_fill(b1, KMAX * 24);
+    kt_fill(bias, W + 8), kt_fill(res, (R + 3) * W + 8), kt_fill(c1, R * W);
+    memcpy(c2, c1, sizeof c1);
+    nnp_epilogue ep = {.act = trial % 6, .act_min = -0.3f, .act_max = 0.7f, .bias_kind = trial % 3, .bias = bias};
+    if (trial % 4 == 1) ep.residual = res, ep.ld_res = W;
+    nnp_sgemm_tile2_avx512(K, a, b0, NNP_SGEMM_NR, b1, ldb1, c1, W, mr, nr, accum, &ep, 3, 5);
+    nnp_sgemm_tile_avx512(K, a, b0, NNP_SGEMM_NR, c2, W, mr, NNP_SGEMM_NR, accum, &ep, 3, 5);
+    nnp_sgemm_tile_avx512(K, a, b1, ldb1, c2 + NNP_SGEMM_NR, W, mr, nr - NNP_SGEMM_NR, accum, &ep, 3,
+                          5 + NNP_SGEMM_NR);
+    CHECK_MSG(!memcmp(c1, c2, sizeof c1), "pair tile trial %d: K=%lld mr=%d nr=%d accum=%d act=%d bias=%d differs",
+              trial, (long long)K, mr, nr, accum, ep.act, ep.bias_kind);
+    checks++;
+  }
+  printf("pair tile: %d cases against the 6 x 16 tile, bit for bit\n", checks);
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
+  pair_tile_cases();
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   for (int trial = 0; trial < 120; trial++) one_case(trial, pools);
