@@ -20,7 +20,9 @@ void nnp_cpu_dispatch_fill(const nnp_cpu_features *f, bool no_winograd, nnp_cpu_
   t[NNP_KF_WINOGRAD] = no_winograd ? NNP_ISA_OFF : dense == NNP_ISA_GENERIC ? NNP_ISA_OFF : dense;
   t[NNP_KF_ELTWISE] = NNP_ISA_GENERIC;
   t[NNP_KF_POOL] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC; /* float MaxPool and AveragePool rows (pool_avx2.c) */
-  t[NNP_KF_FUSED_ELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_OFF; /* else the reference interprets */
+  /* AVX-512: GELU's own loop in 16 lanes (ewprog_avx512.c), the other programs on AVX2;
+   * neither: the reference interprets */
+  t[NNP_KF_FUSED_ELTWISE] = avx512 ? NNP_ISA_AVX512 : avx2 ? NNP_ISA_AVX2 : NNP_ISA_OFF;
   t[NNP_KF_QGEMM] = vnni ? NNP_ISA_AVX512_VNNI : avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;
   t[NNP_KF_QGEMV] = t[NNP_KF_QELTWISE] = avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;
   /* the depthwise VNNI kernel widens with AVX-512BW instructions; the GEMM tile does not */

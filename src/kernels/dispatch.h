@@ -35,7 +35,7 @@ typedef enum nnp_kernel_family {
   NNP_KF_BLOCKED_POOL,  /* NCHW16c max pool (kernels/blocked_pool*) */
   NNP_KF_WINOGRAD,      /* Winograd F(2x2, 3x3), 3x3 stride 1: AVX512 (blocked), AVX2 (NCHW) or OFF */
   NNP_KF_ELTWISE,       /* Relu/Clip/Sigmoid/HardSwish, same-shape Add/Mul: portable C only */
-  NNP_KF_FUSED_ELTWISE, /* FusedElementwise programs (kernels/ewprog*): AVX2 or OFF */
+  NNP_KF_FUSED_ELTWISE, /* FusedElementwise programs (kernels/ewprog*): AVX512 (GELU), AVX2 or OFF */
   NNP_KF_POOL,          /* NCHW pools (kernels/pool.c): float MaxPool and AveragePool rows on AVX2, the rest portable C */
   NNP_KF_QGEMM,         /* INT8 GEMM tile (kernels/qgemm*) */
   NNP_KF_QGEMV,         /* INT8 batch-1 GEMV (kernels/qgemv*) */

@@ -30,4 +30,16 @@ bool nnp_ewprog_covered(const int64_t *op, int n);
  * most NNP_EWPROG_MAX_INSTR. AVX2 + FMA only. */
 void nnp_ewprog_run_avx2(const nnp_ewprog *p, const float *x, float *y, int64_t i0, int64_t i1);
 
+/* GELU as exporters write it: Div(x, c) or Mul(x, c), Erf, Add(a), Mul(x), Mul(h) with c,
+ * a, h one element each (torch: c = sqrt 2, a = 1, h = 0.5). Whether op (n instructions)
+ * has that shape; the operands are the caller's to check (ops/fast_fused_eltwise.c). */
+bool nnp_ewprog_is_gelu(const int64_t *op, int n);
+/* y[i] = (erf(x[i] * s) + a) * x[i] * h for i in [i0, i1), s = 1 / c (Div) or c (Mul); y
+ * may equal x. Why its own loop: the interpreted program divided twice per vector (x / c,
+ * and erf's 1 / (1 + p |x|)), a convnext_tiny GELU pass took 10x its bias Add over the
+ * same tensor. Here both are multiplications (a reciprocal estimate and one Newton step
+ * for erf's), within 2 ulp of the divisions. AVX2 + FMA, and AVX-512F (16 lanes). */
+void nnp_gelu_run_avx2(const float *x, float *y, int64_t i0, int64_t i1, float s, float a, float h);
+void nnp_gelu_run_avx512(const float *x, float *y, int64_t i0, int64_t i1, float s, float a, float h);
+
 #endif

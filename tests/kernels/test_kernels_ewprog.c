@@ -9,6 +9,7 @@
 
 #include "kernel_test_util.h"
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "kernels/ewprog.h"
 #include "kernels/softmax.h"
 #include "nnperf/alloc.h"
@@ -120,6 +121,48 @@ static void silu_case(int trial) {
   nnp_free(x), nnp_free(got);
 }
 
+/* GELU's own loops (AVX2, and AVX-512 where the dispatch picks it) against the program
+ * as the reference kernel runs it: x / c, erff, + a, * x, * h (torch's c = sqrt 2, a = 1,
+ * h = 0.5, and other constants), in place and not, random ranges with ragged ends,
+ * values across erf's whole range (|x| up to 12: e^(-x^2) underflows). */
+static void gelu_case(int trial, bool avx512) {
+  const int64_t len = kt_int(1, 3000), i0 = kt_int(0, len - 1), i1 = kt_int(i0 + 1, len);
+  const float c = trial % 3 ? 1.41421353816986083984375f : 0.5f + kt_float(), a = trial % 3 ? 1.0f : kt_float();
+  const float h = trial % 3 ? 0.5f : kt_float();
+  float *x = nnp_malloc((size_t)len * 4), *got = nnp_malloc((size_t)len * 4);
+  for (int64_t i = 0; i < len; i++) x[i] = (trial % 4 ? 8.0f : 24.0f) * kt_float() - (trial % 4 ? 4.0f : 12.0f);
+  const bool in_place = trial % 2;
+  for (int64_t i = 0; i < len; i++) got[i] = in_place ? x[i] : 77.0f;
+  (avx512 ? nnp_gelu_run_avx512 : nnp_gelu_run_avx2)(in_place ? got : x, got, i0, i1, 1.0f / c, a, h);
+  double err = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const float want = i >= i0 && i < i1 ? (erff(x[i] / c) + a) * x[i] * h : in_place ? x[i] : 77.0f;
+    const double e = fabs((double)got[i] - want) / (1.0 + fabs((double)want));
+    if (!(e <= err)) err = e;
+  }
+  CHECK_MSG(err < 1e-6, "GELU %s trial %d len %lld range [%lld, %lld) c %g a %g h %g%s: err %g",
+            avx512 ? "avx512" : "avx2", trial, (long long)len, (long long)i0, (long long)i1, c, a, h,
+            in_place ? " in place" : "", err);
+  nnp_free(x), nnp_free(got);
+}
+
+static void gelu_cases(void) {
+  const bool avx512 = nnp_dispatch_isa(NNP_KF_FUSED_ELTWISE) == NNP_ISA_AVX512;
+  for (int trial = 0; trial < 400; trial++) gelu_case(trial, false);
+  for (int trial = 0; trial < 400 && avx512; trial++) gelu_case(trial, true);
+  printf("GELU loops vs the program: 400 ranges on AVX2, %s\n",
+         avx512 ? "400 on AVX-512" : "AVX-512's skipped (the dispatch does not pick it here)");
+  /* the shape the op looks for, and near misses */
+  const int64_t gelu[10] = {NNP_EW_DIV, 1, NNP_EW_ERF, -1, NNP_EW_ADD, 2, NNP_EW_MUL, 3, NNP_EW_MUL, 4};
+  int64_t miss[10];
+  CHECK(nnp_ewprog_is_gelu(gelu, 5) && !nnp_ewprog_is_gelu(gelu, 4));
+  for (int k = 0; k < 5; k++) {
+    memcpy(miss, gelu, sizeof miss);
+    miss[2 * k] = k == 1 ? NNP_EW_SIGMOID : NNP_EW_SUB;
+    CHECK_MSG(!nnp_ewprog_is_gelu(miss, 5), "instruction %d changed: still taken for GELU", k);
+  }
+}
+
 /* Softmax rows (kernels/softmax.h, the same vector exp) against double sums of expf:
  * row lengths 1..300 (ragged ends), large and negative values, threads 1..3. */
 static void softmax_cases(void) {
@@ -157,6 +200,7 @@ int main(void) {
   for (int trial = 0; trial < 3000; trial++) one_case(trial);
   for (int trial = 0; trial < 400; trial++) silu_case(trial);
   printf("FusedElementwise AVX2 vs reference: 3000 programs, 400 SiLU ranges\n");
+  gelu_cases();
   softmax_cases();
   TEST_MAIN_END();
 }
