@@ -165,12 +165,14 @@ static nnp_status ref_transpose(nnp_op_ctx *c) {
  * leading axes (the fewest whose extents multiply to 8 per thread), each row copied by
  * one task. The transformers transpose between every pair of MatMuls (vit_b_16: 73
  * Transposes, ~3 ms of single-threaded copies per run at 2 threads). Outputs under
- * 32 KB stay on the caller: a pool run costs more than their copy. */
+ * 32 KB stay on the caller: a pool run costs more than their copy. Slice's fast kernel
+ * is the same copy from the slice's first element (x_off). */
 typedef struct fast_transpose {
   size_t es;
   int rank, split;          /* axes [0, split) are cut into rows */
   int64_t dims[NNP_MAX_RANK], str[NNP_MAX_RANK];
   int64_t rows, row_elems;
+  int64_t x_off;            /* elements from the input's start to the view's first */
   const char *x;
   char *y;
 } fast_transpose;
@@ -190,10 +192,25 @@ static void transpose_rows(void *p, int64_t b, int64_t e) {
 
 static nnp_status run_transpose(void *state, nnp_op_ctx *ctx) {
   fast_transpose f = *(const fast_transpose *)state;
-  f.x = ctx->in[0]->data;
+  f.x = (const char *)ctx->in[0]->data + f.x_off * (ptrdiff_t)f.es;
   f.y = ctx->out[0]->data;
   nnp_threadpool_run(ctx->pool, transpose_rows, &f, f.rows);
   return NNP_OK;
+}
+
+/* f's rows (its str and x_off already set) for a copy of x's view into y, and the kernel */
+static void strided_rows(fast_transpose *f, const nnp_tensor *x, const nnp_tensor *y, int64_t threads,
+                         const char *name, nnp_fast_kernel *out) {
+  f->es = nnp_dtype_size(x->dtype);
+  f->rank = x->rank;
+  memcpy(f->dims, y->dims, (size_t)x->rank * sizeof *f->dims);
+  f->rows = 1;
+  while (f->split < f->rank - 1 && f->rows < 8 * threads) f->rows *= f->dims[f->split++];
+  f->row_elems = nnp_tensor_numel(y) / f->rows;
+  out->run = run_transpose;
+  out->destroy = nnp_free;
+  out->state = f;
+  out->name = name;
 }
 
 static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
@@ -209,16 +226,7 @@ static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fas
     nnp_free(f);
     return st;
   }
-  f->es = nnp_dtype_size(x->dtype);
-  f->rank = x->rank;
-  memcpy(f->dims, y->dims, (size_t)x->rank * sizeof *f->dims);
-  f->rows = 1;
-  while (f->split < f->rank - 1 && f->rows < 8 * threads) f->rows *= f->dims[f->split++];
-  f->row_elems = nnp_tensor_numel(y) / f->rows;
-  out->run = run_transpose;
-  out->destroy = nnp_free;
-  out->state = f;
-  out->name = "transpose.rows";
+  strided_rows(f, x, y, threads, "transpose.rows", out);
   return NNP_OK;
 }
 
@@ -482,6 +490,29 @@ static nnp_status infer_slice(nnp_op_ctx *c) {
   return NNP_OK;
 }
 
+/* Slice's fast kernel (Transpose's, above), where the bounds are known at load: vit_b_16
+ * and swin_t cut q, k and v out of one projection with Slices (36 and 98 a run), each a
+ * single-threaded copy on the reference kernel. */
+static nnp_status prepare_slice(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  const int64_t threads = nnp_threadpool_threads(ctx->pool);
+  if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || x->rank < 2) return NNP_OK;
+  slice_plan p;
+  if (slice_plan_make(ctx, x, &p) != NNP_OK) return NNP_OK; /* the reference reports it */
+  fast_transpose *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Slice");
+  int64_t xs[NNP_MAX_RANK];
+  nnp_contiguous_strides(x->rank, x->dims, xs);
+  for (int i = 0; i < x->rank; i++) {
+    f->x_off += p.start[i] * xs[i];
+    f->str[i] = xs[i] * p.step[i];
+  }
+  strided_rows(f, x, y, threads, "slice.rows", out);
+  return NNP_OK;
+}
+
 static nnp_status ref_slice(nnp_op_ctx *c) {
   const nnp_tensor *x = c->in[0];
   slice_plan p;
@@ -658,7 +689,7 @@ const nnp_op_info nnp_op_split = {.name = "Split", .min_inputs = 1, .max_inputs 
                                   .infer = infer_split, .ref = ref_split};
 const nnp_op_info nnp_op_slice = {.name = "Slice", .min_inputs = 1, .max_inputs = 5,
                                   .min_outputs = 1, .max_outputs = 1,
-                                  .infer = infer_slice, .ref = ref_slice};
+                                  .infer = infer_slice, .ref = ref_slice, .prepare = prepare_slice};
 const nnp_op_info nnp_op_gather = {.name = "Gather", .min_inputs = 2, .max_inputs = 2,
                                    .min_outputs = 1, .max_outputs = 1,
                                    .infer = infer_gather, .ref = ref_gather};

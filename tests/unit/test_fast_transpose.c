@@ -3,7 +3,9 @@
  * random permutations and extents (unit axes among them: batch 1), float32, int64 and
  * uint8, outputs from just under the 32 KB threshold (the caller alone) to a few MB, the
  * transformers' own (ViT's [197, 12, 64] -> [12, 197, 64], Swin's window partition),
- * 1 to 3 threads. */
+ * 1 to 3 threads. Slice's fast kernel (the same copy from the slice's first element)
+ * likewise: ViT's q, k, v cut out of [197, 2304], random starts, ends and steps (negative
+ * ones, ends past the extent) on random axes. */
 #include <stdint.h>
 #include <string.h>
 
@@ -49,6 +51,64 @@ static void one_case(int rank, const int64_t *dims, const int64_t *perm, int ele
   mb_reset();
 }
 
+static void i64_init(Onnx__ModelProto *m, const char *name, int n, const int64_t *v) {
+  const int64_t len = n;
+  Onnx__TensorProto *t = mb_tensor(name, I64, 1, &len);
+  mb_raw_data(t, (size_t)n * sizeof *v, v);
+  mb_init(m, t);
+}
+
+/* Slice of x (rank, dims) on n axes */
+static void slice_case(int rank, const int64_t *dims, int n, const int64_t *starts, const int64_t *ends,
+                       const int64_t *axes, const int64_t *steps, int elem) {
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", elem, rank, dims);
+  i64_init(m, "starts", n, starts);
+  i64_init(m, "ends", n, ends);
+  i64_init(m, "axes", n, axes);
+  i64_init(m, "steps", n, steps);
+  mb_node(m, "Slice", "s", "x,starts,ends,axes,steps", "y");
+  mb_output(m, "y", elem);
+  nnp_graph *g = pr_load(m);
+  if (g) {
+    size_t ref_bytes;
+    char kernel[64];
+    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    for (int t = 1; t <= 3 && ref; t++) {
+      CHECK_MSG(pr_same_bytes(g, t, ref, ref_bytes, kernel, sizeof kernel),
+                "Slice rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
+      const bool pooled = t > 1 && ref_bytes >= (32 << 10);
+      CHECK_MSG(pooled == !strcmp(kernel, "slice.rows"), "Slice, %zu bytes, %d threads ran '%s'", ref_bytes, t, kernel);
+    }
+    free(ref);
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
+static void slice_cases(void) {
+  static const int64_t qkv[2] = {197, 2304}, one = 1, step1 = 1;
+  for (int64_t k = 0; k < 3; k++) {
+    const int64_t s0 = k * 768, e0 = s0 + 768;
+    slice_case(2, qkv, 1, &s0, &e0, &one, &step1, F32);
+  }
+  static const int elems[3] = {F32, I64, U8};
+  for (int trial = 0; trial < 40; trial++) {
+    const int rank = (int)rnd(2, 5);
+    int64_t dims[5], starts[5], ends[5], axes[5], steps[5];
+    for (int i = 0; i < rank; i++) dims[i] = rnd(0, 3) == 0 ? 1 : rnd(2, rank <= 3 ? 120 : 16);
+    const int n = (int)rnd(1, rank);
+    for (int k = 0; k < n; k++) {
+      axes[k] = (k + trial) % rank; /* distinct */
+      const int64_t d = dims[axes[k]];
+      steps[k] = rnd(0, 4) == 0 ? -rnd(1, 3) : rnd(1, 3);
+      starts[k] = rnd(-d, d);
+      ends[k] = rnd(0, 5) == 0 ? (steps[k] > 0 ? INT64_MAX : INT64_MIN) : rnd(-d - 2, d + 2);
+    }
+    slice_case(rank, dims, n, starts, ends, axes, steps, elems[trial % 3]);
+  }
+}
+
 int main(void) {
   static const int64_t vit[3] = {197, 12, 64}, vit_p[3] = {1, 0, 2};
   static const int64_t swin[6] = {1, 8, 7, 8, 7, 96}, swin_p[6] = {0, 1, 3, 2, 4, 5};
@@ -76,5 +136,6 @@ int main(void) {
     }
     one_case(rank, dims, perm, elems[trial % 3]);
   }
+  slice_cases();
   TEST_MAIN_END();
 }
