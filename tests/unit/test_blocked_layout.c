@@ -9,6 +9,8 @@
  *    reference is FusedConv's), within 1e-4 on the fast kernels, at batch 1 and at
  *    batch 3 with batch lanes and 2 threads;
  *  - the pass is on by default (NNP_PASS_DEFAULT) and --no-blocked-layout takes it off;
+ *  - a channel Concat of blocked values whose inputs but the last are whole blocks joins
+ *    the region (no reorders around it), one whose first input is ragged does not;
  *  - the same graph with a 3-channel X: conv1 reads X as NCHW in place (no ToBlocked),
  *    with the same numbers. */
 #include <stdio.h>
@@ -23,7 +25,7 @@
 #include "test.h"
 #include "ir_builder.h"
 
-enum { NOUT = 9 }; /* graph outputs */
+enum { NOUT = 12 }; /* graph outputs */
 
 static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
   nnp_attr *a;
@@ -52,13 +54,15 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             H -> GlobalAveragePool -> L                    (stays NCHW: H is not blocked)
  *             K -> conv5 1x1 (24) -> S; Mul(S, P) -> M        (a squeeze-and-excitation scale,
  *             Mul(P, K) -> Q                                  blocked S and plain S: BlockedChannelMul)
- * Outputs D, E, F, G, H, K, L, M, Q. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+ *             P -> conv6 1x1 (16) -> T; Concat(T, P) -> U     (16 + 24: joins, its last block ragged)
+ *             U -> conv7 1x1 (8) -> V; Concat(P, T) -> W      (24 first: stays NCHW)
+ * Outputs D, E, F, G, H, K, L, M, Q, U, V, W. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
 static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv;
+  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv, tv, uv, vv, wv;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -73,9 +77,11 @@ static nnp_graph *build(int64_t xc) {
   int w4 = add_f32_init(g, "W4", 4, w3d, 0);
   const int64_t w5d[4] = {24, 24, 1, 1};
   int w5 = add_f32_init(g, "W5", 4, w5d, 0);
-  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q"};
-  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv};
-  for (int i = 0; i < 15; i++) nnp_graph_value(g, names[i], vals[i]);
+  const int64_t w6d[4] = {16, 24, 1, 1}, w7d[4] = {8, 40, 1, 1};
+  int w6 = add_f32_init(g, "W6", 4, w6d, 0), w7 = add_f32_init(g, "W7", 4, w7d, 0);
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q", "T", "U", "V", "W"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv, &tv, &uv, &vv, &wv};
+  for (int i = 0; i < 19; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -100,7 +106,13 @@ static nnp_graph *build(int64_t xc) {
   nnp_graph_add_node(g, "conv5", "Conv", "", 2, (int[]){kv, w5}, 1, &sv, NULL);
   nnp_graph_add_node(g, "scale_s", "Mul", "", 2, (int[]){sv, pv}, 1, &mv, NULL);
   nnp_graph_add_node(g, "scale_k", "Mul", "", 2, (int[]){pv, kv}, 1, &qv, NULL);
-  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv};
+  nnp_graph_add_node(g, "conv6", "Conv", "", 2, (int[]){pv, w6}, 1, &tv, NULL);
+  nnp_graph_add_node(g, "cat_tp", "Concat", "", 2, (int[]){tv, pv}, 1, &uv, &ni);
+  add_int_attr(&g->nodes[ni], "axis", 1);
+  nnp_graph_add_node(g, "conv7", "Conv", "", 2, (int[]){uv, w7}, 1, &vv, NULL);
+  nnp_graph_add_node(g, "cat_pt", "Concat", "", 2, (int[]){pv, tv}, 1, &wv, &ni);
+  add_int_attr(&g->nodes[ni], "axis", 1);
+  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv, uv, vv, wv};
   for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
@@ -175,14 +187,15 @@ static void test_graph(int64_t xc, int to_blocked) {
   run(g, NNP_PASS_DEFAULT & ~NNP_PASS_BLOCKED_LAYOUT, false, 1, 1, true, &want);
   CHECK(want.to == 0 && want.from == 0 && want.bconv == 0);
   run(g, NNP_PASS_ALL, false, 1, 1, true, &got);
-  CHECK_MSG(got.bconv == 5, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
+  CHECK_MSG(got.bconv == 7, "X %lld channels: %d BlockedConv", (long long)xc, got.bconv);
   CHECK_MSG(got.bmul == 2, "%d BlockedChannelMul (M and Q)", got.bmul);
   CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
   CHECK_MSG(got.bgap == 1, "%d BlockedGlobalAveragePool (on P only)", got.bgap);
   /* ... and K's, the input of conv5 */
   CHECK_MSG(got.to == to_blocked + 1, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked + 1);
-  CHECK_MSG(got.from == 5, "%d FromBlocked (C once for both readers, D, G, M, Q)", got.from);
-  CHECK_MSG(got.steps == want.steps + 5 + to_blocked + 1, "steps %d vs %d without the pass", got.steps, want.steps);
+  CHECK_MSG(got.from == 9, "%d FromBlocked (C once for both readers, D, G, M, Q, U, V, and P and T for W's Concat)",
+            got.from);
+  CHECK_MSG(got.steps == want.steps + 9 + to_blocked + 1, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -194,7 +207,7 @@ static void test_graph(int64_t xc, int to_blocked) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 5 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.to == to_blocked + 1);
+        CHECK(got.bconv == 7 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.to == to_blocked + 1);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "X %lld channels, fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)xc,
