@@ -51,7 +51,7 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
     case NNP_OP_SELU: case NNP_OP_SOFTPLUS: case NNP_OP_CLIP: case NNP_OP_IDENTITY: case NNP_OP_DROPOUT:
     case NNP_OP_ADD: case NNP_OP_SUB: case NNP_OP_MUL: case NNP_OP_DIV: case NNP_OP_POW: case NNP_OP_MAX:
     case NNP_OP_MIN: case NNP_OP_SUM: case NNP_OP_MEAN: case NNP_OP_PRELU: case NNP_OP_FUSED_ELEMENTWISE:
-    case NNP_OP_BLOCKED_CHANNEL_MUL: case NNP_OP_FUSED_LAYER_NORM:
+    case NNP_OP_BLOCKED_CHANNEL_MUL: case NNP_OP_FUSED_LAYER_NORM: case NNP_OP_BLOCKED_BATCH_NORM:
       for (int k = 1; k < n->n_inputs; k++) {
         int v = n->inputs[k];
         if (v < 0 || is_act(p, v)) continue;

@@ -27,6 +27,7 @@ enum {
   NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL,
   NNP_OP_BLOCKED_CHANNEL_MUL,
   NNP_OP_FUSED_LAYER_NORM,
+  NNP_OP_BLOCKED_BATCH_NORM,
   NNP_OP_INTERNAL_END
 };
 
@@ -55,6 +56,10 @@ extern const nnp_op_info nnp_op_blocked_global_average_pool;
  * (S plain [N|1, C, 1, 1] / [C, 1, 1], or blocked [N, C/16, 1, 1, 16]), blocked Y: a
  * squeeze-and-excitation block's scale (ops/blocked_scale.c). */
 extern const nnp_op_info nnp_op_blocked_channel_mul;
+/* BlockedBatchNorm(X, scale, B, mean, var), attributes `channels`, `epsilon`, `activation`
+ * (Relu or absent): inference BatchNormalization on blocked X and Y, the Relu after it
+ * fused (ops/blocked_scale.c). */
+extern const nnp_op_info nnp_op_blocked_batch_norm;
 /* FusedLayerNorm(X, [Scale], [B]), attribute `epsilon`: layer normalisation over X's last
  * axis, float32 (ops/layer_norm.c; made by ir/passes/fuse_layernorm.c). */
 extern const nnp_op_info nnp_op_fused_layer_norm;

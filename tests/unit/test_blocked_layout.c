@@ -10,7 +10,10 @@
  *    batch 3 with batch lanes and 2 threads;
  *  - the pass is on by default (NNP_PASS_DEFAULT) and --no-blocked-layout takes it off;
  *  - a channel Concat of blocked values whose inputs but the last are whole blocks joins
- *    the region (no reorders around it), one whose first input is ragged does not;
+ *    the region (no reorders around it), one whose first input is ragged does not, one
+ *    with an unblocked last input joins through that input's ToBlocked;
+ *  - a BatchNormalization of a blocked value joins as BlockedBatchNorm, with the Relu that
+ *    alone reads it fused (that Relu's step gone);
  *  - the same graph with a 3-channel X: conv1 reads X as NCHW in place (no ToBlocked),
  *    with the same numbers. */
 #include <stdio.h>
@@ -25,7 +28,7 @@
 #include "test.h"
 #include "ir_builder.h"
 
-enum { NOUT = 12 }; /* graph outputs */
+enum { NOUT = 15 }; /* graph outputs */
 
 static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
   nnp_attr *a;
@@ -56,13 +59,16 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             Mul(P, K) -> Q                                  blocked S and plain S: BlockedChannelMul)
  *             P -> conv6 1x1 (16) -> T; Concat(T, P) -> U     (16 + 24: joins, its last block ragged)
  *             U -> conv7 1x1 (8) -> V; Concat(P, T) -> W      (24 first: stays NCHW)
- * Outputs D, E, F, G, H, K, L, M, Q, U, V, W. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+ *             C -> BatchNormalization -> Relu -> Z            (BlockedBatchNorm, the Relu fused)
+ *             P -> BatchNormalization -> J                    (J an output: no Relu to fuse)
+ *             P -> Sigmoid -> SP; Concat(T, SP) -> O          (SP enters through a ToBlocked)
+ * Outputs D, E, F, G, H, K, L, M, Q, U, V, W, Z, J, O. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
 static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv, tv, uv, vv, wv;
+  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv, tv, uv, vv, wv, bn1, zv, jv, spv, ov;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -79,9 +85,17 @@ static nnp_graph *build(int64_t xc) {
   int w5 = add_f32_init(g, "W5", 4, w5d, 0);
   const int64_t w6d[4] = {16, 24, 1, 1}, w7d[4] = {8, 40, 1, 1};
   int w6 = add_f32_init(g, "W6", 4, w6d, 0), w7 = add_f32_init(g, "W7", 4, w7d, 0);
-  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q", "T", "U", "V", "W"};
-  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv, &tv, &uv, &vv, &wv};
-  for (int i = 0; i < 19; i++) nnp_graph_value(g, names[i], vals[i]);
+  const int64_t cd[1] = {24};
+  int bn_p[4];
+  for (int k = 0; k < 4; k++) { /* scale, B, mean, var (var positive) */
+    static const char *pn[4] = {"BNS", "BNB", "BNM", "BNV"};
+    bn_p[k] = add_f32_init(g, pn[k], 1, cd, k == 3 ? 0.5f : 0);
+  }
+  const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q", "T", "U",
+                         "V", "W", "BN1", "Z", "J", "SP", "O"};
+  int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv, &tv, &uv, &vv, &wv, &bn1, &zv,
+                 &jv, &spv, &ov};
+  for (int i = 0; i < 24; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -112,7 +126,14 @@ static nnp_graph *build(int64_t xc) {
   nnp_graph_add_node(g, "conv7", "Conv", "", 2, (int[]){uv, w7}, 1, &vv, NULL);
   nnp_graph_add_node(g, "cat_pt", "Concat", "", 2, (int[]){pv, tv}, 1, &wv, &ni);
   add_int_attr(&g->nodes[ni], "axis", 1);
-  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv, uv, vv, wv};
+  const int bn_in[2][5] = {{c, bn_p[0], bn_p[1], bn_p[2], bn_p[3]}, {pv, bn_p[0], bn_p[1], bn_p[2], bn_p[3]}};
+  nnp_graph_add_node(g, "bn_c", "BatchNormalization", "", 5, bn_in[0], 1, &bn1, NULL);
+  nnp_graph_add_node(g, "relu_bn", "Relu", "", 1, &bn1, 1, &zv, NULL);
+  nnp_graph_add_node(g, "bn_p", "BatchNormalization", "", 5, bn_in[1], 1, &jv, NULL);
+  nnp_graph_add_node(g, "sig_p", "Sigmoid", "", 1, &pv, 1, &spv, NULL);
+  nnp_graph_add_node(g, "cat_tsp", "Concat", "", 2, (int[]){tv, spv}, 1, &ov, &ni);
+  add_int_attr(&g->nodes[ni], "axis", 1);
+  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv, uv, vv, wv, zv, jv, ov};
   for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
@@ -127,7 +148,7 @@ enum { MAXOUT = 3 * 3 * 24 * 81 };
 typedef struct result {
   float out[NOUT][MAXOUT];
   int64_t n[NOUT];
-  int to, from, bconv, bpool, bgap, bmul, steps, lanes;
+  int to, from, bconv, bpool, bgap, bmul, bbn, steps, lanes;
 } result;
 
 static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
@@ -155,6 +176,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
     r->bpool += !strcmp(t, "BlockedMaxPool");
     r->bgap += !strcmp(t, "BlockedGlobalAveragePool");
     r->bmul += !strcmp(t, "BlockedChannelMul");
+    r->bbn += !strcmp(t, "BlockedBatchNorm");
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
@@ -192,10 +214,12 @@ static void test_graph(int64_t xc, int to_blocked) {
   CHECK_MSG(got.bpool == 1, "%d BlockedMaxPool (pool on A only)", got.bpool);
   CHECK_MSG(got.bgap == 1, "%d BlockedGlobalAveragePool (on P only)", got.bgap);
   /* ... and K's, the input of conv5 */
-  CHECK_MSG(got.to == to_blocked + 1, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked + 1);
-  CHECK_MSG(got.from == 9, "%d FromBlocked (C once for both readers, D, G, M, Q, U, V, and P and T for W's Concat)",
-            got.from);
-  CHECK_MSG(got.steps == want.steps + 9 + to_blocked + 1, "steps %d vs %d without the pass", got.steps, want.steps);
+  /* ... and SP's, the unblocked input of O's Concat */
+  CHECK_MSG(got.to == to_blocked + 2, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked + 2);
+  CHECK_MSG(got.from == 12, "%d FromBlocked (C once for its readers, D, G, M, Q, U, V, P and T, Z, J, O)", got.from);
+  CHECK_MSG(got.bbn == 2, "%d BlockedBatchNorm", got.bbn);
+  /* the reorders added, the fused Relu gone */
+  CHECK_MSG(got.steps == want.steps + 12 + to_blocked + 2 - 1, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -207,7 +231,8 @@ static void test_graph(int64_t xc, int to_blocked) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 7 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.to == to_blocked + 1);
+        CHECK(got.bconv == 7 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.bbn == 2 &&
+              got.to == to_blocked + 2);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);
         CHECK_MSG(e < 1e-4, "X %lld channels, fast kernels, batch %lld, %d threads, lanes %d: error %g", (long long)xc,

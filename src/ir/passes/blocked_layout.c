@@ -205,10 +205,12 @@ static nnp_status join_channel_mul(nnp_graph *g, const nnp_graph_shapes *shapes,
   return NNP_OK;
 }
 
-/* Node i, if a channel Concat of 2-D float32 values that converted nodes all made blocked,
- * each but the last a whole number of blocks: the same Concat on the blocked values
- * (N x CB x H x W x 16, axis 1), whose blocks follow one another as the channels do; the
- * last input's padded lanes are the output's. SqueezeNet's fire modules and the Inception
+/* Node i, if a channel Concat of 2-D float32 values, at least one of them made blocked by
+ * a converted node, each but the last a whole number of blocks: the same Concat on the
+ * blocked values (N x CB x H x W x 16, axis 1), whose blocks follow one another as the
+ * channels do; the last input's padded lanes are the output's. An input no converted
+ * node made enters through its one ToBlocked (DenseNet's transition output, read by
+ * every concat of the next dense block). SqueezeNet's fire modules and the Inception
  * family concatenate their branch convs: each concat cost a FromBlocked per branch and a
  * ToBlocked after (squeezenet1_0: 24 reorders, 18% of its steps at 2 threads). */
 static nnp_status join_concat(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
@@ -218,24 +220,83 @@ static nnp_status join_concat(nnp_graph *g, const nnp_graph_shapes *shapes, maps
   const nnp_tensor *ty = pass_shape(shapes, n->outputs[0]);
   if (!ty || ty->dtype != NNP_F32 || ty->rank != 4) return NNP_OK;
   if (nnp_attr_int(n, "axis", 1) != 1) return NNP_OK; /* -3 would be the blocked tensor's H */
+  int blocked = 0;
   for (int k = 0; k < n->n_inputs; k++) {
     const int x = n->inputs[k];
-    if (x < 0 || x >= m->n || m->blocked[x] < 0) return NNP_OK;
+    if (x < 0 || x >= m->n) return NNP_OK;
     const nnp_tensor *tx = pass_shape(shapes, x);
     if (!tx || tx->rank != 4 || (k < n->n_inputs - 1 && tx->dims[1] % NNP_BLOCK != 0)) return NNP_OK;
+    blocked += m->blocked[x] >= 0;
   }
+  if (!blocked) return NNP_OK;
+  int xb[128]; /* inputs first: blocked_input may append nodes (g->nodes moves) */
+  if (n->n_inputs > 128) return NNP_OK;
+  for (int k = 0; k < g->nodes[i].n_inputs; k++) NNP_TRY(blocked_input(g, m, g->nodes[i].inputs[k], &xb[k]));
   NNP_TRY(blocked_output(g, m, i));
   nnp_node *cn = &g->nodes[i];
-  for (int k = 0; k < cn->n_inputs; k++) cn->inputs[k] = m->blocked[cn->inputs[k]];
+  for (int k = 0; k < cn->n_inputs; k++) cn->inputs[k] = xb[k];
   ++*count;
   return NNP_OK;
 }
 
-static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, bool *conv, int *count) {
+static nnp_status set_string_attr(nnp_node *n, const char *name, const char *v) {
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, name, &a));
+  a->type = NNP_ATTR_STRING;
+  a->s = nnp_strdup(v);
+  if (!a->s) return nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
+  a->s_len = strlen(v);
+  return NNP_OK;
+}
+
+/* An inference BatchNormalization of a 2-D float32 value with constant per-channel
+ * parameters (what BlockedBatchNorm takes) */
+static bool bn_convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
+  if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_inputs != 5 || n->n_outputs != 1 || n->outputs[0] < 0 ||
+      n->inputs[0] < 0 || nnp_attr_int(n, "training_mode", 0) != 0 || nnp_attr_int(n, "spatial", 1) != 1)
+    return false;
+  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
+  if (!x || x->dtype != NNP_F32 || x->rank != 4) return false;
+  for (int k = 1; k < 5; k++) {
+    const nnp_tensor *p = n->inputs[k] >= 0 ? pass_const_f32(g, n->inputs[k]) : NULL;
+    if (!p || nnp_tensor_numel(p) != x->dims[1]) return false;
+  }
+  return true;
+}
+
+/* Node i, if bn_convertible on a value a converted node made blocked: BlockedBatchNorm,
+ * with the Relu that alone reads it fused (DenseNet's BN -> ReLU -> conv); that Relu is
+ * marked in dead[] and removed at the end of the pass. */
+static nnp_status join_batch_norm(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, bool *dead,
+                                  int *count) {
+  const nnp_node *n = &g->nodes[i];
+  if (!bn_convertible(g, shapes, n)) return NNP_OK;
+  const int x = n->inputs[0], y = n->outputs[0];
+  if (x >= m->n || y >= m->n || m->blocked[x] < 0) return NNP_OK;
+  const int r = pass_single_consumer(g, y);
+  const bool relu = r > i && g->nodes[r].op == NNP_OP_RELU && g->nodes[r].n_outputs == 1 &&
+                    g->nodes[r].outputs[0] >= 0 && g->nodes[r].outputs[0] < m->n;
+  if (relu) {
+    g->nodes[i].outputs[0] = g->nodes[r].outputs[0];
+    dead[r] = true;
+    NNP_TRY(set_string_attr(&g->nodes[i], "activation", "Relu"));
+  }
+  NNP_TRY(blocked_output(g, m, i));
+  nnp_node *bn = &g->nodes[i];
+  NNP_TRY(set_int_attr(bn, "channels", pass_shape(shapes, x)->dims[1]));
+  bn->inputs[0] = m->blocked[x];
+  NNP_TRY(pass_make_internal(bn, NNP_OP_BLOCKED_BATCH_NORM, "BlockedBatchNorm"));
+  ++*count;
+  return NNP_OK;
+}
+
+static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, bool *conv, bool *dead, int *count) {
   const int n_nodes = g->n_nodes; /* reorders are appended after these */
   for (int i = 0; i < n_nodes; i++) conv[i] = convertible(g, shapes, &g->nodes[i]);
   for (int i = 0; i < n_nodes; i++) {
+    if (dead[i]) continue; /* a Relu fused into the BlockedBatchNorm before it */
     if (!conv[i]) {
+      NNP_TRY(join_batch_norm(g, shapes, m, i, dead, count));
       NNP_TRY(join_pool(g, shapes, m, i, count));
       NNP_TRY(join_gap(g, shapes, m, i, count));
       NNP_TRY(join_channel_mul(g, shapes, m, i, count));
@@ -273,6 +334,8 @@ static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m,
     s = add_reorder(g, NNP_OP_FROM_BLOCKED, m->blocked[v], v, t->dims[1]);
   }
   nnp_free(uses);
+  for (int i = n_nodes - 1; i >= 0 && s == NNP_OK; i--) /* the reorders came after these */
+    if (dead[i]) pass_remove_node(g, i);
   return s;
 }
 
@@ -286,15 +349,17 @@ nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes,
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
   maps m = {n_values, nnp_malloc((size_t)n_values * sizeof(int) + 1), nnp_malloc((size_t)n_values * sizeof(int) + 1)};
-  bool *conv = nnp_calloc((size_t)g->n_nodes + 1, sizeof *conv);
+  bool *conv = nnp_calloc((size_t)g->n_nodes + 1, sizeof *conv), *dead = nnp_calloc((size_t)g->n_nodes + 1, sizeof *dead);
   nnp_status s = NNP_OK;
-  if (!m.blocked || !m.entering || !conv) s = nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
+  if (!m.blocked || !m.entering || !conv || !dead)
+    s = nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
   if (s == NNP_OK) {
     for (int v = 0; v < n_values; v++) m.blocked[v] = m.entering[v] = -1;
-    s = rewrite(g, shapes, &m, conv, count);
+    s = rewrite(g, shapes, &m, conv, dead, count);
   }
   nnp_free(m.blocked);
   nnp_free(m.entering);
   nnp_free(conv);
+  nnp_free(dead);
   return s;
 }
