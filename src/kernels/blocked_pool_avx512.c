@@ -27,9 +27,32 @@ void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, 
     _mm512_storeu_ps(y + ow * NNP_BLOCK, m);
   }
 }
+
+/* The average row: the portable row's sums in the same order, so the same bits */
+void nnp_avgpool2d_blocked_row_avx512(const nnp_avgpool2d_desc *a, const float *x, float *y, int64_t oh) {
+  const nnp_pool2d_desc *d = &a->p;
+  const int64_t hs = oh * d->sh - d->ph, ch = nnp_avgpool_count(oh, d->sh, d->ph, a->ph_end, d->kh, d->h, a->include_pad);
+  int64_t h0, h1;
+  nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
+  for (int64_t ow = 0; ow < d->ow; ow++) {
+    const int64_t ws = ow * d->sw - d->pw;
+    int64_t w0, w1;
+    nnp_pool_taps(ow, d->sw, d->pw, d->kw, d->w, &w0, &w1);
+    __m512 m = _mm512_setzero_ps();
+    for (int64_t kh = h0; kh < h1; kh++) {
+      const int64_t at = (hs + kh) * d->w + ws;
+      for (int64_t kw = w0; kw < w1; kw++) m = _mm512_add_ps(m, _mm512_loadu_ps(x + (at + kw) * NNP_BLOCK));
+    }
+    const int64_t cnt = ch * nnp_avgpool_count(ow, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
+    _mm512_storeu_ps(y + ow * NNP_BLOCK, cnt > 0 ? _mm512_div_ps(m, _mm512_set1_ps((float)cnt)) : _mm512_setzero_ps());
+  }
+}
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
 void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh) {
   (void)d, (void)x, (void)y, (void)oh;
+}
+void nnp_avgpool2d_blocked_row_avx512(const nnp_avgpool2d_desc *a, const float *x, float *y, int64_t oh) {
+  (void)a, (void)x, (void)y, (void)oh;
 }
 #endif

@@ -149,9 +149,7 @@ void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nn
   nnp_threadpool_run(tp, gap_range, &j, planes);
 }
 
-/* Taps of output o along one axis that the divisor counts: inside the input, or with
- * include_pad inside [-pb, n + pe). */
-static int64_t avg_count(int64_t o, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t n, bool incl) {
+int64_t nnp_avgpool_count(int64_t o, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t n, bool incl) {
   int64_t lo, hi;
   if (incl) nnp_pool_taps(o, s, 0, k, n + pb + pe, &lo, &hi); /* the padded axis, from -pb */
   else nnp_pool_taps(o, s, pb, k, n, &lo, &hi);
@@ -190,7 +188,7 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
         for (int64_t o = lo; o < hi; o++) yr[o] += row[o * d->sw + off];
     }
   }
-  const int64_t ch = avg_count(oh, d->sh, d->ph, a->ph_end, d->kh, d->h, a->include_pad);
+  const int64_t ch = nnp_avgpool_count(oh, d->sh, d->ph, a->ph_end, d->kh, d->h, a->include_pad);
   if (cols) {
     const float fh = (float)ch; /* ch * cols[o] is the integer product, exactly */
     for (int64_t o = 0; o < d->ow; o++) {
@@ -200,7 +198,7 @@ static void avg_row(const nnp_avgpool2d_desc *a, const float *xp, int64_t oh, fl
     return;
   }
   for (int64_t o = 0; o < d->ow; o++) {
-    const int64_t c = ch * avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
+    const int64_t c = ch * nnp_avgpool_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
     yr[o] = c > 0 ? yr[o] / (float)c : 0.0f;
   }
 }
@@ -215,7 +213,7 @@ static void avg_range(void *p, int64_t b, int64_t e) {
   float cols[AVG_COLS + 8], t[AVG_ROW];
   const bool have_cols = d->ow <= AVG_COLS;
   for (int64_t o = 0; have_cols && o < d->ow; o++)
-    cols[o] = (float)avg_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
+    cols[o] = (float)nnp_avgpool_count(o, d->sw, d->pw, a->pw_end, d->kw, d->w, a->include_pad);
   const int64_t row_floats = nnp_avgpool_avx2_scratch(a);
   if (j->avx2 && have_cols && row_floats <= AVG_ROW) {
     for (int64_t o = d->ow; o < d->ow + 8; o++) cols[o] = 1.0f; /* the last vector's lanes past ow */

@@ -43,6 +43,9 @@ typedef struct nnp_avgpool2d_desc {
 } nnp_avgpool2d_desc;
 /* generic: the portable rows (the (kh, kw)-order sums) whatever the dispatch table says */
 void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
+/* Taps of output o along one axis (stride s, pads pb and pe, kernel k, input length n)
+ * that the divisor counts: inside the input, or with include_pad inside [-pb, n + pe). */
+int64_t nnp_avgpool_count(int64_t o, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t n, bool include_pad);
 /* The AVX2 rows (pool_avx2.c): one output row oh of plane xp, summed separably (each
  * input column's valid rows first, in kh order, then kw taps over those column sums), so
  * the bits differ from the portable rows' within float rounding. cols: the divisor's

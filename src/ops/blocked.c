@@ -258,11 +258,12 @@ static nnp_status pool_view(const nnp_op_ctx *ctx, nchw_view *v) {
   return NNP_OK;
 }
 
-static nnp_status infer_blocked_max_pool(nnp_op_ctx *ctx) {
+/* BlockedMaxPool's and BlockedAveragePool's shape: the NCHW op's (nchw) on the view */
+static nnp_status infer_blocked_pool(nnp_op_ctx *ctx, const nnp_op_info *nchw) {
   nchw_view v;
   NNP_TRY(pool_view(ctx, &v));
-  NNP_TRY(nnp_op_max_pool.infer(&v.ctx));
-  if (v.y.rank != 4) return nnp_error(NNP_ERR_UNSUPPORTED, "BlockedMaxPool: 2-D only");
+  NNP_TRY(nchw->infer(&v.ctx));
+  if (v.y.rank != 4) return nnp_error(NNP_ERR_UNSUPPORTED, "%s: 2-D only", ctx->node->op_type);
   const nnp_tensor yb = blocked_shape(&v.y);
   nnp_set_shape(ctx->out[0], NNP_F32, yb.rank, yb.dims);
   ctx->scratch_needed =
@@ -270,23 +271,30 @@ static nnp_status infer_blocked_max_pool(nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
-static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) {
+static nnp_status infer_blocked_max_pool(nnp_op_ctx *ctx) { return infer_blocked_pool(ctx, &nnp_op_max_pool); }
+static nnp_status infer_blocked_avg_pool(nnp_op_ctx *ctx) { return infer_blocked_pool(ctx, &nnp_op_average_pool); }
+
+/* the reference: the NCHW op's reference between the reorders, in scratch */
+static nnp_status ref_blocked_pool(nnp_op_ctx *ctx, const nnp_op_info *nchw) {
   nchw_view v;
   NNP_TRY(pool_view(ctx, &v));
   nnp_tensor *yb = ctx->out[0];
   v.y = unblocked_shape(yb, v.x.dims[1]);
   char *s = ctx->scratch;
   const size_t nx = align64(nnp_tensor_nbytes(&v.x)), used = nx + align64(nnp_tensor_nbytes(&v.y));
-  if (used > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "BlockedMaxPool: scratch too small");
+  if (used > ctx->scratch_size) return nnp_error(NNP_ERR_INTERNAL, "%s: scratch too small", ctx->node->op_type);
   v.x.data = s;
   v.y.data = s + nx;
   nnp_blocked_to_nchw(ctx->in[0]->data, v.x.data, v.x.dims[0], v.x.dims[1], v.x.dims[2] * v.x.dims[3], NULL);
   v.ctx.scratch = s + used;
   v.ctx.scratch_size = ctx->scratch_size - used;
-  NNP_TRY(nnp_op_max_pool.ref(&v.ctx));
+  NNP_TRY(nchw->ref(&v.ctx));
   nnp_nchw_to_blocked(v.y.data, yb->data, v.y.dims[0], v.y.dims[1], v.y.dims[2] * v.y.dims[3], NULL);
   return NNP_OK;
 }
+
+static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) { return ref_blocked_pool(ctx, &nnp_op_max_pool); }
+static nnp_status ref_blocked_avg_pool(nnp_op_ctx *ctx) { return ref_blocked_pool(ctx, &nnp_op_average_pool); }
 
 typedef struct blocked_pool_state {
   nnp_pool2d_desc d;
@@ -318,6 +326,41 @@ static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, 
   out->destroy = nnp_free;
   out->state = state;
   out->name = state->generic ? "pool.max2d.blocked.generic" : "pool.max2d.blocked.avx512";
+  return NNP_OK;
+}
+
+/* ---- BlockedAveragePool ---- */
+
+typedef struct blocked_avg_state {
+  nnp_avgpool2d_desc a;
+  bool generic;
+} blocked_avg_state;
+
+static nnp_status run_blocked_avg_pool(void *state, nnp_op_ctx *ctx) {
+  const blocked_avg_state *s = state;
+  nnp_avgpool2d_blocked(&s->a, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
+  return NNP_OK;
+}
+
+/* The fast kernel takes what nnp_prepare_pool's 2-D AveragePool takes */
+static nnp_status prepare_blocked_avg_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
+  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
+  nnp_avgpool2d_desc a = {.p = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3],
+                                .oh = y->dims[2], .ow = y->dims[3]}};
+  bool ok;
+  NNP_TRY(nnp_avgpool2d_window(ctx->node, &a, &ok));
+  if (!ok) return NNP_OK;
+  a.p.planes = x->dims[0] * x->dims[1], a.p.h = x->dims[2], a.p.w = x->dims[3], a.p.oh = y->dims[2], a.p.ow = y->dims[3];
+  blocked_avg_state *state = nnp_malloc(sizeof *state);
+  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedAveragePool");
+  state->a = a;
+  state->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic);
+  out->run = run_blocked_avg_pool;
+  out->destroy = nnp_free;
+  out->state = state;
+  out->name = state->generic ? "pool.avg2d.blocked.generic" : "pool.avg2d.blocked.avx512";
   return NNP_OK;
 }
 
@@ -375,6 +418,9 @@ const nnp_op_info nnp_op_blocked_conv = {.name = "BlockedConv", .min_inputs = 2,
 const nnp_op_info nnp_op_blocked_max_pool = {.name = "BlockedMaxPool", .min_inputs = 1, .max_inputs = 1,
                                              .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_max_pool,
                                              .ref = ref_blocked_max_pool, .prepare = prepare_blocked_max_pool};
+const nnp_op_info nnp_op_blocked_average_pool = {.name = "BlockedAveragePool", .min_inputs = 1, .max_inputs = 1,
+                                                 .min_outputs = 1, .max_outputs = 1, .infer = infer_blocked_avg_pool,
+                                                 .ref = ref_blocked_avg_pool, .prepare = prepare_blocked_avg_pool};
 const nnp_op_info nnp_op_blocked_global_average_pool = {
     .name = "BlockedGlobalAveragePool", .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
     .infer = infer_blocked_gap, .ref = ref_blocked_gap, .prepare = prepare_blocked_gap};

@@ -24,6 +24,9 @@ nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
  * false when they do not take it (the reference runs). Shared by nnp_prepare_pool and
  * BlockedMaxPool (ops/blocked.c). */
 nnp_status nnp_maxpool2d_window(const nnp_node *node, nnp_pool2d_desc *d, bool *ok);
+/* ... and AveragePool's: the window, the end pads and count_include_pad (*ok false: the
+ * reference runs it) */
+nnp_status nnp_avgpool2d_window(const nnp_node *node, nnp_avgpool2d_desc *a, bool *ok);
 /* QLinearConv -> the INT8 GEMM (ops/fast_qconv.c) */
 nnp_status nnp_prepare_qlinear_conv(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* QuantizeLinear float32 -> uint8 and DequantizeLinear uint8 -> float32 with constant

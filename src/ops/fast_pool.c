@@ -69,20 +69,27 @@ nnp_status nnp_maxpool2d_window(const nnp_node *node, nnp_pool2d_desc *d, bool *
   return NNP_OK;
 }
 
+nnp_status nnp_avgpool2d_window(const nnp_node *node, nnp_avgpool2d_desc *a, bool *ok) {
+  NNP_TRY(nnp_maxpool2d_window(node, &a->p, ok));
+  if (!*ok) return NNP_OK;
+  const int64_t *v = NULL;
+  a->ph_end = a->pw_end = 0;
+  if (nnp_attr_ints(node, "pads", &v) == 4) {
+    a->ph_end = v[2];
+    a->pw_end = v[3];
+  }
+  *ok = a->ph_end >= 0 && a->pw_end >= 0;
+  a->include_pad = nnp_attr_int(node, "count_include_pad", 0) != 0;
+  return NNP_OK;
+}
+
 /* AveragePool: MaxPool's window reader, plus the end pads and count_include_pad. */
 static nnp_status prepare_average(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   nnp_avgpool2d_desc a = {0};
   bool ok;
-  NNP_TRY(nnp_maxpool2d_window(ctx->node, &a.p, &ok));
+  NNP_TRY(nnp_avgpool2d_window(ctx->node, &a, &ok));
   if (!ok) return NNP_OK;
-  const int64_t *v = NULL;
-  if (nnp_attr_ints(ctx->node, "pads", &v) == 4) {
-    a.ph_end = v[2];
-    a.pw_end = v[3];
-  }
-  if (a.ph_end < 0 || a.pw_end < 0) return NNP_OK;
-  a.include_pad = nnp_attr_int(ctx->node, "count_include_pad", 0) != 0;
   a.p.planes = x->dims[0] * x->dims[1];
   a.p.h = x->dims[2];
   a.p.w = x->dims[3];

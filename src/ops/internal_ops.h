@@ -28,6 +28,7 @@ enum {
   NNP_OP_BLOCKED_CHANNEL_MUL,
   NNP_OP_FUSED_LAYER_NORM,
   NNP_OP_BLOCKED_BATCH_NORM,
+  NNP_OP_BLOCKED_AVERAGE_POOL,
   NNP_OP_INTERNAL_END
 };
 
@@ -52,6 +53,8 @@ extern const nnp_op_info nnp_op_from_blocked;
 extern const nnp_op_info nnp_op_blocked_conv;
 extern const nnp_op_info nnp_op_blocked_max_pool;
 extern const nnp_op_info nnp_op_blocked_global_average_pool;
+/* BlockedAveragePool(X): AveragePool's attributes plus `channels`, on blocked X and Y */
+extern const nnp_op_info nnp_op_blocked_average_pool;
 /* BlockedChannelMul(X, S), attribute `channels`: blocked X times one value per channel
  * (S plain [N|1, C, 1, 1] / [C, 1, 1], or blocked [N, C/16, 1, 1, 16]), blocked Y: a
  * squeeze-and-excitation block's scale (ops/blocked_scale.c). */

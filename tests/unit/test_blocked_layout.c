@@ -13,7 +13,7 @@
  *    the region (no reorders around it), one whose first input is ragged does not, one
  *    with an unblocked last input joins through that input's ToBlocked;
  *  - a BatchNormalization of a blocked value joins as BlockedBatchNorm, with the Relu that
- *    alone reads it fused (that Relu's step gone);
+ *    alone reads it fused (that Relu's step gone); an AveragePool as BlockedAveragePool;
  *  - the same graph with a 3-channel X: conv1 reads X as NCHW in place (no ToBlocked),
  *    with the same numbers. */
 #include <stdio.h>
@@ -28,7 +28,7 @@
 #include "test.h"
 #include "ir_builder.h"
 
-enum { NOUT = 15 }; /* graph outputs */
+enum { NOUT = 16 }; /* graph outputs */
 
 static void add_ints_attr(nnp_node *n, const char *name, int64_t a0, int64_t a1) {
   nnp_attr *a;
@@ -62,13 +62,14 @@ static void add_int_attr(nnp_node *n, const char *name, int64_t v) {
  *             C -> BatchNormalization -> Relu -> Z            (BlockedBatchNorm, the Relu fused)
  *             P -> BatchNormalization -> J                    (J an output: no Relu to fuse)
  *             P -> Sigmoid -> SP; Concat(T, SP) -> O          (SP enters through a ToBlocked)
- * Outputs D, E, F, G, H, K, L, M, Q, U, V, W, Z, J, O. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
+ *             A -> AveragePool 3x3 s2 p1 (end pad 2) -> AP     (BlockedAveragePool)
+ * Outputs D, E, F, G, H, K, L, M, Q, U, V, W, Z, J, O, AP. xc = 20, or 3 (conv1 then reads X as NCHW in place: no ToBlocked). */
 static nnp_graph *build(int64_t xc) {
   rs = 12345;
   nnp_graph *g;
   nnp_graph_create(&g);
   g->opset = 13;
-  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv, tv, uv, vv, wv, bn1, zv, jv, spv, ov;
+  int x, a0, a, b, c, d, e, f, pv, gv, h, kv, lv, sv, mv, qv, tv, uv, vv, wv, bn1, zv, jv, spv, ov, apv;
   nnp_graph_value(g, "X", &x);
   g->values[x].dtype = NNP_F32;
   g->values[x].rank = 4;
@@ -92,10 +93,10 @@ static nnp_graph *build(int64_t xc) {
     bn_p[k] = add_f32_init(g, pn[k], 1, cd, k == 3 ? 0.5f : 0);
   }
   const char *names[] = {"A0", "A", "B", "C", "D", "E", "F", "P", "G", "H", "K", "L", "S", "M", "Q", "T", "U",
-                         "V", "W", "BN1", "Z", "J", "SP", "O"};
+                         "V", "W", "BN1", "Z", "J", "SP", "O", "AP"};
   int *vals[] = {&a0, &a, &b, &c, &d, &e, &f, &pv, &gv, &h, &kv, &lv, &sv, &mv, &qv, &tv, &uv, &vv, &wv, &bn1, &zv,
-                 &jv, &spv, &ov};
-  for (int i = 0; i < 24; i++) nnp_graph_value(g, names[i], vals[i]);
+                 &jv, &spv, &ov, &apv};
+  for (int i = 0; i < 25; i++) nnp_graph_value(g, names[i], vals[i]);
   int ni;
   nnp_graph_add_node(g, "conv1", "Conv", "", 3, (int[]){x, w1, b1}, 1, &a0, &ni);
   add_pads(&g->nodes[ni]);
@@ -133,7 +134,19 @@ static nnp_graph *build(int64_t xc) {
   nnp_graph_add_node(g, "sig_p", "Sigmoid", "", 1, &pv, 1, &spv, NULL);
   nnp_graph_add_node(g, "cat_tsp", "Concat", "", 2, (int[]){tv, spv}, 1, &ov, &ni);
   add_int_attr(&g->nodes[ni], "axis", 1);
-  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv, uv, vv, wv, zv, jv, ov};
+  nnp_graph_add_node(g, "avg_a", "AveragePool", "", 1, &a, 1, &apv, &ni);
+  add_ints_attr(&g->nodes[ni], "kernel_shape", 3, 3);
+  add_ints_attr(&g->nodes[ni], "strides", 2, 2);
+  {
+    nnp_attr *pa;
+    nnp_node_add_attr(&g->nodes[ni], "pads", &pa);
+    pa->type = NNP_ATTR_INTS;
+    pa->count = 4;
+    pa->ints = nnp_malloc(4 * sizeof(int64_t));
+    pa->ints[0] = pa->ints[1] = 1;
+    pa->ints[2] = pa->ints[3] = 2;
+  }
+  int outs[NOUT] = {d, e, f, gv, h, kv, lv, mv, qv, uv, vv, wv, zv, jv, ov, apv};
   for (int i = 0; i < NOUT; i++) {
     g->values[outs[i]].is_output = true;
     nnp_graph_add_output(g, outs[i]);
@@ -148,7 +161,7 @@ enum { MAXOUT = 3 * 3 * 24 * 81 };
 typedef struct result {
   float out[NOUT][MAXOUT];
   int64_t n[NOUT];
-  int to, from, bconv, bpool, bgap, bmul, bbn, steps, lanes;
+  int to, from, bconv, bpool, bavg, bgap, bmul, bbn, steps, lanes;
 } result;
 
 static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, int threads, bool lanes, result *r) {
@@ -177,6 +190,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
     r->bgap += !strcmp(t, "BlockedGlobalAveragePool");
     r->bmul += !strcmp(t, "BlockedChannelMul");
     r->bbn += !strcmp(t, "BlockedBatchNorm");
+    r->bavg += !strcmp(t, "BlockedAveragePool");
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
@@ -216,10 +230,11 @@ static void test_graph(int64_t xc, int to_blocked) {
   /* ... and K's, the input of conv5 */
   /* ... and SP's, the unblocked input of O's Concat */
   CHECK_MSG(got.to == to_blocked + 2, "X %lld channels: %d ToBlocked, want %d", (long long)xc, got.to, to_blocked + 2);
-  CHECK_MSG(got.from == 12, "%d FromBlocked (C once for its readers, D, G, M, Q, U, V, P and T, Z, J, O)", got.from);
-  CHECK_MSG(got.bbn == 2, "%d BlockedBatchNorm", got.bbn);
+  CHECK_MSG(got.from == 13, "%d FromBlocked (C once for its readers, D, G, M, Q, U, V, P and T, Z, J, O, AP)",
+            got.from);
+  CHECK_MSG(got.bbn == 2 && got.bavg == 1, "%d BlockedBatchNorm, %d BlockedAveragePool", got.bbn, got.bavg);
   /* the reorders added, the fused Relu gone */
-  CHECK_MSG(got.steps == want.steps + 12 + to_blocked + 2 - 1, "steps %d vs %d without the pass", got.steps, want.steps);
+  CHECK_MSG(got.steps == want.steps + 13 + to_blocked + 2 - 1, "steps %d vs %d without the pass", got.steps, want.steps);
   /* the numbers: the reference path is exact */
   CHECK_MSG(max_err(&got, &want) == 0, "reference kernels differ by %g", max_err(&got, &want));
 
@@ -231,7 +246,7 @@ static void test_graph(int64_t xc, int to_blocked) {
       for (int lanes = 0; lanes < (batch > 1 ? 2 : 1); lanes++) {
         run(g, NNP_PASS_DEFAULT, true, batch, threads, lanes, &want);
         run(g, NNP_PASS_ALL, true, batch, threads, lanes, &got);
-        CHECK(got.bconv == 7 && got.bpool == 1 && got.bgap == 1 && got.bmul == 2 && got.bbn == 2 &&
+        CHECK(got.bconv == 7 && got.bpool == 1 && got.bavg == 1 && got.bgap == 1 && got.bmul == 2 && got.bbn == 2 &&
               got.to == to_blocked + 2);
         CHECK_MSG((got.lanes > 0) == (lanes && batch > 1), "batch %lld: %d lanes", (long long)batch, got.lanes);
         double e = max_err(&got, &want);

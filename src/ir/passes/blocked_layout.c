@@ -66,10 +66,11 @@ static bool convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, cons
   return ok;
 }
 
-/* A MaxPool the blocked pool can run: one input and output, 2-D float32 (the window
- * attributes are checked by its prepare hook, which leaves the rest to the reference). */
+/* A MaxPool or AveragePool the blocked pools can run: one input and output, 2-D float32
+ * (the window attributes are checked by their prepare hooks, which leave the rest to the
+ * reference). */
 static bool pool_convertible(const nnp_graph_shapes *shapes, const nnp_node *n) {
-  if (n->op != NNP_OP_MAX_POOL || n->n_inputs != 1 || n->n_outputs != 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
+  if ((n->op != NNP_OP_MAX_POOL && n->op != NNP_OP_AVERAGE_POOL) || n->n_inputs != 1 || n->n_outputs != 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
     return false;
   const int64_t *k = NULL;
   if (nnp_attr_ints(n, "kernel_shape", &k) != 2) return false;
@@ -144,7 +145,8 @@ static nnp_status blocked_output(nnp_graph *g, maps *m, int i) {
   return NNP_OK;
 }
 
-/* Node i, if a MaxPool on a value a converted node made blocked: BlockedMaxPool. */
+/* Node i, if a MaxPool or AveragePool on a value a converted node made blocked:
+ * BlockedMaxPool or BlockedAveragePool. */
 static nnp_status join_pool(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m, int i, int *count) {
   if (!pool_convertible(shapes, &g->nodes[i])) return NNP_OK;
   const int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
@@ -153,7 +155,8 @@ static nnp_status join_pool(nnp_graph *g, const nnp_graph_shapes *shapes, maps *
   nnp_node *n = &g->nodes[i];
   NNP_TRY(set_int_attr(n, "channels", pass_shape(shapes, x)->dims[1]));
   n->inputs[0] = m->blocked[x];
-  NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_MAX_POOL, "BlockedMaxPool"));
+  if (n->op == NNP_OP_MAX_POOL) NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_MAX_POOL, "BlockedMaxPool"));
+  else NNP_TRY(pass_make_internal(n, NNP_OP_BLOCKED_AVERAGE_POOL, "BlockedAveragePool"));
   ++*count;
   return NNP_OK;
 }
