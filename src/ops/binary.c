@@ -64,45 +64,73 @@ static void bplan_build(bplan *p, const nnp_tensor *y, int n_in, const nnp_tenso
   p->n_in = n_in;
 }
 
-/* Runs fn over every row of y. y must have its final shape; in[k] broadcast to it. */
-static void bcast_run(nnp_tensor *y, int n_in, const nnp_tensor *const *in, row_fn fn,
-                      const void *aux) {
-  if (nnp_tensor_numel(y) == 0) return;
+/* One broadcast run cut into tasks: task t is chunk t % cpr (elements [c * chunk, ...)
+ * of the row) of row t / cpr, so that a few long rows (a same-shape op is one row) still
+ * spread over the threads. */
+typedef struct bcast_job {
   bplan p;
-  bplan_build(&p, y, n_in, in);
-  int r = p.rank;
-  int64_t inner = p.dims[r - 1];
   int64_t s[MAX_OPERANDS];
-  size_t es[MAX_OPERANDS];
+  size_t es[MAX_OPERANDS], ys;
   const char *base[MAX_OPERANDS];
-  const void *x[MAX_OPERANDS];
-  for (int k = 0; k < n_in; k++) {
-    s[k] = p.st[k][r - 1] ? 1 : 0;
-    es[k] = nnp_dtype_size(in[k]->dtype);
-    base[k] = in[k]->data;
-    x[k] = base[k];
+  char *y;
+  int64_t inner, chunk, cpr;
+  row_fn fn;
+  const void *aux;
+} bcast_job;
+
+static void bcast_tasks(void *ctx, int64_t b, int64_t e) {
+  const bcast_job *j = ctx;
+  const bplan *p = &j->p;
+  int64_t row = b / j->cpr, c = b % j->cpr, idx[NNP_MAX_RANK] = {0}, off[MAX_OPERANDS] = {0};
+  for (int64_t d = p->rank - 2, rest = row; d >= 0; d--) { /* the first row's offsets */
+    idx[d] = rest % p->dims[d];
+    rest /= p->dims[d];
+    for (int k = 0; k < p->n_in; k++) off[k] += idx[d] * p->st[k][d];
   }
-  size_t row_bytes = (size_t)inner * nnp_dtype_size(y->dtype);
-  char *yp = y->data;
-  if (r == 1) {
-    fn(yp, x, s, inner, aux);
-    return;
-  }
-  int64_t rows = 1;
-  for (int d = 0; d < r - 1; d++) rows *= p.dims[d];
-  int64_t idx[NNP_MAX_RANK] = {0};
-  int64_t off[MAX_OPERANDS] = {0};
-  for (int64_t row = 0; row < rows; row++, yp += row_bytes) {
-    for (int k = 0; k < n_in; k++) x[k] = base[k] + (size_t)off[k] * es[k];
-    fn(yp, x, s, inner, aux);
-    /* Odometer increment over the outer dimensions. */
-    for (int d = r - 2; d >= 0; d--) {
-      for (int k = 0; k < n_in; k++) off[k] += p.st[k][d];
-      if (++idx[d] < p.dims[d]) break;
-      for (int k = 0; k < n_in; k++) off[k] -= p.st[k][d] * p.dims[d];
+  for (int64_t t = b; t < e; t++) {
+    const int64_t i0 = c * j->chunk, n = j->inner - i0 < j->chunk ? j->inner - i0 : j->chunk;
+    const void *x[MAX_OPERANDS];
+    for (int k = 0; k < p->n_in; k++) x[k] = j->base[k] + (size_t)(off[k] + i0 * j->s[k]) * j->es[k];
+    j->fn(j->y + (size_t)(row * j->inner + i0) * j->ys, x, j->s, n, j->aux);
+    if (++c < j->cpr) continue;
+    c = 0, row++;
+    for (int64_t d = p->rank - 2; d >= 0; d--) { /* odometer over the outer dimensions */
+      for (int k = 0; k < p->n_in; k++) off[k] += p->st[k][d];
+      if (++idx[d] < p->dims[d]) break;
+      for (int k = 0; k < p->n_in; k++) off[k] -= p->st[k][d] * p->dims[d];
       idx[d] = 0;
     }
   }
+}
+
+/* Outputs smaller than this run on the caller: a pool run costs more than they do. */
+enum { BCAST_POOLED = 32 * 1024, BCAST_CHUNK = 16 * 1024 };
+
+/* Runs fn over every row of y. y must have its final shape; in[k] broadcast to it. The
+ * reference runs it on the caller (tp NULL); the fast kernels (bcast_kernel) on the pool,
+ * the same rows in the same row functions, so the same bits. */
+static void bcast_run_tp(nnp_tensor *y, int n_in, const nnp_tensor *const *in, row_fn fn, const void *aux,
+                         nnp_threadpool *tp) {
+  const int64_t numel = nnp_tensor_numel(y);
+  if (numel == 0) return;
+  bcast_job j = {.y = y->data, .ys = nnp_dtype_size(y->dtype), .fn = fn, .aux = aux};
+  bplan_build(&j.p, y, n_in, in);
+  j.inner = j.p.dims[j.p.rank - 1];
+  for (int k = 0; k < n_in; k++) {
+    j.s[k] = j.p.st[k][j.p.rank - 1] ? 1 : 0;
+    j.es[k] = nnp_dtype_size(in[k]->dtype);
+    j.base[k] = in[k]->data;
+  }
+  const bool pooled = tp && nnp_threadpool_threads(tp) > 1 && numel >= BCAST_POOLED;
+  j.chunk = pooled && j.inner > BCAST_CHUNK ? BCAST_CHUNK : j.inner;
+  j.cpr = (j.inner + j.chunk - 1) / j.chunk;
+  const int64_t tasks = numel / j.inner * j.cpr;
+  if (pooled) nnp_threadpool_run(tp, bcast_tasks, &j, tasks);
+  else bcast_tasks(&j, 0, tasks);
+}
+
+static void bcast_run(nnp_tensor *y, int n_in, const nnp_tensor *const *in, row_fn fn, const void *aux) {
+  bcast_run_tp(y, n_in, in, fn, aux, NULL);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -446,15 +474,41 @@ static nnp_status infer_binary_table(nnp_op_ctx *ctx, const row_fn *rows, nnp_dt
   return NNP_OK;
 }
 
-static nnp_status run_binary_table(nnp_op_ctx *ctx, const row_fn *rows) {
+static nnp_status run_binary_table(nnp_op_ctx *ctx, const row_fn *rows, nnp_threadpool *tp) {
   const nnp_tensor *in[2] = {ctx->in[0], ctx->in[1]};
-  bcast_run(ctx->out[0], 2, in, rows[in[0]->dtype], NULL);
+  bcast_run_tp(ctx->out[0], 2, in, rows[in[0]->dtype], NULL, tp);
+  return NNP_OK;
+}
+
+/* The fast kernel of the broadcast ops: the reference's rows over the pool (bcast_run_tp).
+ * Why: Swin's attention-bias Adds, mask Wheres and Subs, ViT's query Div, and the other
+ * broadcasts no specialised kernel takes ran single-threaded on the reference kernel. */
+typedef struct bcast_kernel {
+  nnp_status (*run)(nnp_op_ctx *ctx, nnp_threadpool *tp);
+  const char *name;
+} bcast_kernel;
+
+static nnp_status run_bcast_kernel(void *state, nnp_op_ctx *ctx) {
+  return ((const bcast_kernel *)state)->run(ctx, ctx->pool);
+}
+
+static nnp_status prepare_bcast(const bcast_kernel *k, nnp_fast_kernel *out) {
+  memset(out, 0, sizeof *out);
+  out->run = run_bcast_kernel;
+  out->state = (void *)k; /* static, not owned: no destroy */
+  out->name = k->name;
   return NNP_OK;
 }
 
 #define DEF_BINARY(sym, ROWS, OUT_DT)                                                    \
   static nnp_status infer_##sym(nnp_op_ctx *ctx) { return infer_binary_table(ctx, ROWS, OUT_DT, true); } \
-  static nnp_status ref_##sym(nnp_op_ctx *ctx) { return run_binary_table(ctx, ROWS); }
+  static nnp_status pooled_##sym(nnp_op_ctx *ctx, nnp_threadpool *tp) { return run_binary_table(ctx, ROWS, tp); } \
+  static nnp_status ref_##sym(nnp_op_ctx *ctx) { return pooled_##sym(ctx, NULL); }             \
+  static const bcast_kernel bcast_##sym = {pooled_##sym, "eltwise." #sym ".rows"};            \
+  static nnp_status prepare_##sym(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) { \
+    (void)ctx, (void)generic;                                                                   \
+    return prepare_bcast(&bcast_##sym, out);                                                    \
+  }
 
 DEF_BINARY(add, add_rows, NNP_UNDEFINED)
 DEF_BINARY(sub, sub_rows, NNP_UNDEFINED)
@@ -683,7 +737,7 @@ static nnp_status infer_where(nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
-static nnp_status ref_where(nnp_op_ctx *ctx) {
+static nnp_status pooled_where(nnp_op_ctx *ctx, nnp_threadpool *tp) {
   const nnp_tensor *in[3] = {ctx->in[0], ctx->in[1], ctx->in[2]};
   row_fn fn;
   switch (nnp_dtype_size(in[1]->dtype)) {
@@ -693,8 +747,15 @@ static nnp_status ref_where(nnp_op_ctx *ctx) {
     case 8: fn = where_row_64; break;
     default: return nnp_error(NNP_ERR_INTERNAL, "Where kernel reached with %s", nnp_dtype_name(in[1]->dtype));
   }
-  bcast_run(ctx->out[0], 3, in, fn, NULL);
+  bcast_run_tp(ctx->out[0], 3, in, fn, NULL, tp);
   return NNP_OK;
+}
+
+static nnp_status ref_where(nnp_op_ctx *ctx) { return pooled_where(ctx, NULL); }
+static const bcast_kernel bcast_where = {pooled_where, "eltwise.where.rows"};
+static nnp_status prepare_where(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)ctx, (void)generic;
+  return prepare_bcast(&bcast_where, out);
 }
 
 /* Before opset 7 a 1-D slope of C values applies per channel (axis 1), not along the
@@ -738,7 +799,7 @@ static nnp_status ref_prelu(nnp_op_ctx *octx) {
   nnp_op_ctx vctx;
   nnp_tensor view;
   const nnp_tensor *ins[2];
-  return run_binary_table(prelu_legacy_view(octx, &vctx, &view, ins), prelu_rows);
+  return run_binary_table(prelu_legacy_view(octx, &vctx, &view, ins), prelu_rows, NULL);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -750,25 +811,32 @@ static nnp_status ref_prelu(nnp_op_ctx *octx) {
                                     .min_outputs = 1, .max_outputs = 1,                \
                                     .infer = infer_##sym, .ref = ref_##sym, .prepare = prep};
 #define BINARY_OP(sym, nm) BINARY_OP_FAST(sym, nm, NULL)
-BINARY_OP_FAST(add, "Add", nnp_prepare_eltwise_binary)
-BINARY_OP(sub, "Sub")
-BINARY_OP_FAST(mul, "Mul", nnp_prepare_eltwise_binary)
-BINARY_OP(div, "Div")
+/* Add and Mul: eltwise.c's kernels where they take the shapes, else the pooled rows */
+static nnp_status prepare_add_mul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  NNP_TRY(nnp_prepare_eltwise_binary(ctx, generic, out));
+  if (out->run) return NNP_OK;
+  return ctx->node->op == NNP_OP_ADD ? prepare_add(ctx, generic, out) : prepare_mul(ctx, generic, out);
+}
+
+BINARY_OP_FAST(add, "Add", prepare_add_mul)
+BINARY_OP_FAST(sub, "Sub", prepare_sub)
+BINARY_OP_FAST(mul, "Mul", prepare_add_mul)
+BINARY_OP_FAST(div, "Div", prepare_div)
 BINARY_OP(pow, "Pow")
 BINARY_OP(mod, "Mod")
-BINARY_OP(equal, "Equal")
-BINARY_OP(less, "Less")
-BINARY_OP(greater, "Greater")
-BINARY_OP(less_or_equal, "LessOrEqual")
-BINARY_OP(greater_or_equal, "GreaterOrEqual")
-BINARY_OP(and, "And")
-BINARY_OP(or, "Or")
-BINARY_OP(xor, "Xor")
+BINARY_OP_FAST(equal, "Equal", prepare_equal)
+BINARY_OP_FAST(less, "Less", prepare_less)
+BINARY_OP_FAST(greater, "Greater", prepare_greater)
+BINARY_OP_FAST(less_or_equal, "LessOrEqual", prepare_less_or_equal)
+BINARY_OP_FAST(greater_or_equal, "GreaterOrEqual", prepare_greater_or_equal)
+BINARY_OP_FAST(and, "And", prepare_and)
+BINARY_OP_FAST(or, "Or", prepare_or)
+BINARY_OP_FAST(xor, "Xor", prepare_xor)
 BINARY_OP(prelu, "PRelu")
 
 const nnp_op_info nnp_op_where = {.name = "Where", .min_inputs = 3, .max_inputs = 3,
                                   .min_outputs = 1, .max_outputs = 1,
-                                  .infer = infer_where, .ref = ref_where};
+                                  .infer = infer_where, .ref = ref_where, .prepare = prepare_where};
 
 #define VARIADIC_OP(sym, nm)                                                            \
   const nnp_op_info nnp_op_##sym = {.name = nm, .min_inputs = 1, .max_inputs = 127,    \
