@@ -5,7 +5,9 @@
  * transformers' own (ViT's [197, 12, 64] -> [12, 197, 64], Swin's window partition),
  * 1 to 3 threads. Slice's fast kernel (the same copy from the slice's first element)
  * likewise: ViT's q, k, v cut out of [197, 2304], random starts, ends and steps (negative
- * ones, ends past the extent) on random axes. */
+ * ones, ends past the extent) on random axes. And Gather's with one constant index
+ * (Swin's q, k, v out of [3, 64, 3, 49, 32]): every axis, scalar and [1] indices, negative
+ * ones, int32 and int64. */
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +88,51 @@ static void slice_case(int rank, const int64_t *dims, int n, const int64_t *star
   mb_reset();
 }
 
+/* Gather of x (rank, dims) at one constant index on axis, the index a scalar or [1] */
+static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, bool vector, bool i32, int elem) {
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", elem, rank, dims);
+  const int64_t one = 1;
+  Onnx__TensorProto *t = mb_tensor("i", i32 ? ONNX__TENSOR_PROTO__DATA_TYPE__INT32 : I64, vector ? 1 : 0, &one);
+  const int32_t v32 = (int32_t)index;
+  if (i32) mb_raw_data(t, sizeof v32, &v32);
+  else mb_raw_data(t, sizeof index, &index);
+  mb_init(m, t);
+  mb_attr_int(mb_node(m, "Gather", "g", "x,i", "y"), "axis", axis);
+  mb_output(m, "y", elem);
+  nnp_graph *g = pr_load(m);
+  if (g) {
+    size_t ref_bytes;
+    char kernel[64];
+    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+    for (int t2 = 1; t2 <= 3 && ref; t2++) {
+      CHECK_MSG(pr_same_bytes(g, t2, ref, ref_bytes, kernel, sizeof kernel),
+                "Gather rank %d axis %d index %lld (%zu bytes), %d threads, %s: differs from the reference", rank, axis,
+                (long long)index, ref_bytes, t2, kernel);
+      const bool pooled = t2 > 1 && ref_bytes >= (32 << 10);
+      CHECK_MSG(pooled == !strcmp(kernel, "gather.rows"), "Gather, %zu bytes, %d threads ran '%s'", ref_bytes, t2,
+                kernel);
+    }
+    free(ref);
+    nnp_graph_destroy(g);
+  }
+  mb_reset();
+}
+
+static void gather_cases(void) {
+  static const int64_t swin[5] = {3, 64, 3, 49, 32};
+  for (int64_t k = 0; k < 3; k++) gather_case(5, swin, 0, k, false, false, F32);
+  static const int elems[3] = {F32, I64, U8};
+  for (int trial = 0; trial < 30; trial++) {
+    const int rank = (int)rnd(1, 4);
+    int64_t dims[4];
+    for (int i = 0; i < rank; i++) dims[i] = rnd(1, rank <= 2 ? 300 : 40);
+    const int axis = (int)rnd(-rank, rank - 1), a = axis < 0 ? axis + rank : axis;
+    const int64_t index = rnd(-dims[a], dims[a] - 1);
+    gather_case(rank, dims, axis, index, trial % 2, trial % 3 == 0, elems[trial % 3]);
+  }
+}
+
 static void slice_cases(void) {
   static const int64_t qkv[2] = {197, 2304}, one = 1, step1 = 1;
   for (int64_t k = 0; k < 3; k++) {
@@ -137,5 +184,6 @@ int main(void) {
     one_case(rank, dims, perm, elems[trial % 3]);
   }
   slice_cases();
+  gather_cases();
   TEST_MAIN_END();
 }
