@@ -82,8 +82,11 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
       for (int k = 1; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && is_act(p, n->inputs[k])) return false;
       return true;
-    case NNP_OP_MATMUL: {
-      const nnp_tensor *b = n->n_inputs == 2 && n->inputs[1] >= 0 ? nnp_plan_value(p, n->inputs[1]) : NULL;
+    case NNP_OP_MATMUL: case NNP_OP_FUSED_MATMUL: { /* FusedMatMul: + a constant bias, a same-shape R */
+      const bool fused = n->op == NNP_OP_FUSED_MATMUL;
+      const nnp_tensor *b = n->n_inputs >= 2 && n->inputs[1] >= 0 ? nnp_plan_value(p, n->inputs[1]) : NULL;
+      if (fused && (n->n_inputs < 3 || n->inputs[2] < 0 || is_act(p, n->inputs[2]))) return false;
+      if (!fused && n->n_inputs != 2) return false;
       return b && !is_act(p, n->inputs[1]) && b->rank == 2 && nnp_plan_value(p, n->inputs[0])->rank >= 2;
     }
     /* moves: the batch axis stays first and whole (shapes checked by the caller), so each

@@ -34,12 +34,13 @@ nnp_cost nnp_node_cost(const nnp_node *n, const nnp_tensor *const *in, const nnp
   } else if ((!strcmp(op, "Gemm") || !strcmp(op, "FusedGemm")) && x && x->rank == 2) {
     int64_t k = nnp_attr_int(n, "transA", 0) ? x->dims[0] : x->dims[1];
     c.macs = out_elems * k;
-  } else if (!strcmp(op, "MatMul") && x && x->rank >= 1) {
+  } else if ((!strcmp(op, "MatMul") || !strcmp(op, "FusedMatMul")) && x && x->rank >= 1) {
     c.macs = out_elems * x->dims[x->rank - 1];
-  } else if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "BlockedMaxPool"))) {
+  } else if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "BlockedMaxPool") ||
+              !strcmp(op, "BlockedAveragePool"))) {
     const int64_t *k;
     int nk = nnp_attr_ints(n, "kernel_shape", &k);
-    if (!strcmp(op, "BlockedMaxPool") && y->rank == 5) /* real channels, as BlockedConv */
+    if (!strncmp(op, "Blocked", 7) && y->rank == 5) /* real channels, as BlockedConv */
       out_elems = y->dims[0] * nnp_attr_int(n, "channels", y->dims[1] * y->dims[4]) * y->dims[2] * y->dims[3];
     c.flops = out_elems * (nk > 0 ? prod(k, nk) : 1);
     return c;

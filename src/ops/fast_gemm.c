@@ -108,13 +108,29 @@ nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel
 nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   const nnp_tensor *a = ctx->in[0], *b = ctx->in[1];
   memset(out, 0, sizeof *out);
+  const bool fused = ctx->node->op == NNP_OP_FUSED_MATMUL; /* + bias (input 2), [R], activation */
+  if (fused && (b->rank != 2 || !b->data)) return NNP_OK;  /* the pass makes none such: the reference */
   if (b->rank != 2 || !b->data) return nnp_prepare_batched_matmul(ctx, generic, out); /* ops/fast_bmm.c */
   if (a->dtype != NNP_F32 || a->rank < 2) return NNP_OK;
   int64_t K = a->dims[a->rank - 1], N = b->dims[1], M = 1;
   for (int i = 0; i < a->rank - 1; i++) M *= a->dims[i];
   if (M == 0 || N == 0 || K == 0) return NNP_OK;
+  nnp_act act = NNP_ACT_NONE;
+  float lo = 0, hi = 0;
+  if (fused) {
+    if (!ctx->in[2]->data) return NNP_OK; /* a run-time bias: the reference */
+    NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  }
   fast_gemm *f;
   NNP_TRY(make(b, M, N, K, K, 1, N, 1, generic, &f));
+  if (fused) {
+    f->bias_kind = NNP_BIAS_COL;
+    f->bias = ctx->in[2]->data;
+    f->r_residual = ctx->n_in > 3 && ctx->in[3];
+    f->act = act;
+    f->act_min = lo;
+    f->act_max = hi;
+  }
   finish(f, "MatMul", out);
   return NNP_OK;
 }

@@ -52,12 +52,8 @@ static inline float apply_act(nnp_act act, float x, float lo, float hi) {
   }
 }
 
-/* Infers like the base op on inputs 0..2, then checks the residual and the activation. */
-static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
-  nnp_op_ctx c = *ctx;
-  c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
-  NNP_TRY(base->infer(&c));
-  ctx->scratch_needed = c.scratch_needed;
+/* The residual and the activation of a fused op whose output is inferred */
+static nnp_status check_epilogue(nnp_op_ctx *ctx) {
   nnp_tensor *y = ctx->out[0];
   if (y->dtype != NNP_F32) return nnp_error(NNP_ERR_UNSUPPORTED, "fused ops support float32 only");
   const nnp_tensor *r = nnp_in(ctx, 3);
@@ -68,10 +64,17 @@ static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
   return nnp_fused_activation(ctx->node, &act, &lo, &hi);
 }
 
-static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
+/* Infers like the base op on inputs 0..n_base-1, then checks the residual and the activation. */
+static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
   nnp_op_ctx c = *ctx;
   c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
-  NNP_TRY(base->ref(&c));
+  NNP_TRY(base->infer(&c));
+  ctx->scratch_needed = c.scratch_needed;
+  return check_epilogue(ctx);
+}
+
+/* y += R (input 3), then the activation */
+static nnp_status epilogue_ref(nnp_op_ctx *ctx) {
   nnp_act act;
   float lo, hi;
   NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
@@ -106,6 +109,39 @@ static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
   return NNP_OK;
 }
 
+static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
+  nnp_op_ctx c = *ctx;
+  c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
+  NNP_TRY(base->ref(&c));
+  return epilogue_ref(ctx);
+}
+
+/* FusedMatMul(A, B, bias, [R]): MatMul, then + bias along the last axis (one value per
+ * column, as the Add it replaces: mm + bias per element), then R and the activation */
+static nnp_status infer_fused_matmul(nnp_op_ctx *ctx) {
+  nnp_op_ctx c = *ctx;
+  c.n_in = 2;
+  NNP_TRY(nnp_op_matmul.infer(&c));
+  ctx->scratch_needed = c.scratch_needed;
+  const nnp_tensor *y = ctx->out[0], *bias = nnp_in(ctx, 2);
+  if (!bias || bias->dtype != NNP_F32 || y->rank < 1 || nnp_tensor_numel(bias) != y->dims[y->rank - 1])
+    return nnp_error(NNP_ERR_SHAPE, "FusedMatMul: the bias must be one float32 per output column");
+  return check_epilogue(ctx);
+}
+
+static nnp_status ref_fused_matmul(nnp_op_ctx *ctx) {
+  nnp_op_ctx c = *ctx;
+  c.n_in = 2;
+  NNP_TRY(nnp_op_matmul.ref(&c));
+  nnp_tensor *y = ctx->out[0];
+  const float *b = ctx->in[2]->data;
+  float *yd = y->data;
+  const int64_t n = y->dims[y->rank - 1], rows = n ? nnp_tensor_numel(y) / n : 0;
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < n; j++) yd[r * n + j] += b[j];
+  return epilogue_ref(ctx);
+}
+
 static nnp_status infer_fused_conv(nnp_op_ctx *ctx) { return fused_infer(ctx, &nnp_op_conv); }
 static nnp_status ref_fused_conv(nnp_op_ctx *ctx) { return fused_ref(ctx, &nnp_op_conv); }
 static nnp_status infer_fused_gemm(nnp_op_ctx *ctx) { return fused_infer(ctx, &nnp_op_gemm); }
@@ -115,6 +151,10 @@ const nnp_op_info nnp_op_fused_conv = {.name = "FusedConv", .min_inputs = 2, .ma
                                        .min_outputs = 1, .max_outputs = 1,
                                        .infer = infer_fused_conv, .ref = ref_fused_conv,
                                        .prepare = nnp_prepare_conv};
+const nnp_op_info nnp_op_fused_matmul = {.name = "FusedMatMul", .min_inputs = 3, .max_inputs = 4,
+                                         .min_outputs = 1, .max_outputs = 1,
+                                         .infer = infer_fused_matmul, .ref = ref_fused_matmul,
+                                         .prepare = nnp_prepare_matmul};
 const nnp_op_info nnp_op_fused_gemm = {.name = "FusedGemm", .min_inputs = 2, .max_inputs = 4,
                                        .min_outputs = 1, .max_outputs = 1,
                                        .infer = infer_fused_gemm, .ref = ref_fused_gemm,

@@ -29,11 +29,16 @@ enum {
   NNP_OP_FUSED_LAYER_NORM,
   NNP_OP_BLOCKED_BATCH_NORM,
   NNP_OP_BLOCKED_AVERAGE_POOL,
+  NNP_OP_FUSED_MATMUL,
   NNP_OP_INTERNAL_END
 };
 
 extern const nnp_op_info nnp_op_fused_conv;
 extern const nnp_op_info nnp_op_fused_gemm;
+/* FusedMatMul(A, B, bias, [R]), FusedGemm's `activation` attributes: MatMul, + bias (one
+ * float32 per output column), + R (the output's shape), then the activation
+ * (ops/fused.c; made by ir/passes/fuse_residual.c where B is a constant matrix). */
+extern const nnp_op_info nnp_op_fused_matmul;
 extern const nnp_op_info nnp_op_fused_elementwise;
 /* QLinearAdd(A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp), attributes `activation`
  * (Relu, Clip or absent) and `activation_params`: the quantized residual add

@@ -398,6 +398,49 @@ static void test_fuse_residual(void) {
   mb_reset();
 }
 
+/* x -> MatMul(w) -> Add(bias) -> Add(r) -> y becomes one FusedMatMul(x, w, bias, r), the
+ * same bits on the reference kernels and on the fast ones; a [5, 6] "bias" (not one value
+ * per column) or a run-time B leaves the MatMul alone. */
+static void matmul_bias_graph(const int64_t *bias_dims, int bias_rank, bool const_w, result *base, result *opt,
+                              bool fast) {
+  const int64_t xd[] = {2, 5, 8}, wd[] = {8, 6}, rd[] = {2, 5, 6};
+  Onnx__ModelProto *m = mb_model(13);
+  mb_input(m, "x", F32, 3, xd);
+  mb_input(m, "r", F32, 3, rd);
+  if (const_w) mb_init_f32(m, "w", 2, wd, weights(48, 11));
+  else mb_input(m, "w", F32, 2, wd);
+  mb_init_f32(m, "bias", bias_rank, bias_dims, weights(30, 12));
+  mb_node(m, "MatMul", "mm", "x,w", "h");
+  mb_node(m, "Add", "add_bias", "h,bias", "s");
+  mb_node(m, "Add", "add_res", "r,s", "y");
+  mb_output(m, "y", F32);
+  nnp_graph *g = load(m);
+  g_fast_kernels = fast;
+  run(g, 0, false, base);
+  run(g, NNP_PASS_DEFAULT, true, opt);
+  g_fast_kernels = false;
+  nnp_graph_destroy(g);
+  mb_reset();
+}
+
+static void test_fuse_matmul_bias(void) {
+  const int64_t row[] = {6}, full[] = {5, 6};
+  result base, opt;
+  for (int fast = 0; fast < 2; fast++) {
+    matmul_bias_graph(row, 1, true, &base, &opt, fast);
+    CHECK_MSG(base.steps == 3 && opt.steps == 1 && !strcmp(opt.ops[0], "FusedMatMul"), "%s: steps %d -> %d (%s)",
+              fast ? "fast" : "reference", base.steps, opt.steps, opt.ops[0]);
+    CHECK_MSG(identical(&base, &opt), "%s: FusedMatMul differs by %g", fast ? "fast" : "reference",
+              max_diff(&base, &opt));
+    if (fast) CHECK_MSG(!strcmp(opt.kernels[0], "matmul.packed.avx2") || !strcmp(opt.kernels[0], "matmul.packed.generic"),
+                        "FusedMatMul ran %s", opt.kernels[0]);
+  }
+  matmul_bias_graph(full, 2, true, &base, &opt, false);
+  CHECK_MSG(opt.steps == 3 && identical(&base, &opt), "a [5, 6] bias: %d steps", opt.steps);
+  matmul_bias_graph(row, 1, false, &base, &opt, false);
+  CHECK_MSG(opt.steps == 3 && identical(&base, &opt), "a run-time B: %d steps", opt.steps);
+}
+
 /* Conv -> BatchNormalization folds into one Conv (rounding differences only). */
 static void test_fold_batchnorm(void) {
   Onnx__ModelProto *m = mb_model(13);
@@ -720,6 +763,7 @@ int main(void) {
   test_fast_batch_norm();
   test_fuse_gemm();
   test_fuse_residual();
+  test_fuse_matmul_bias();
   test_fold_batchnorm();
   test_noops_dead_fold();
   test_internal_ops_rejected();
