@@ -13,9 +13,11 @@
 /* generic: the portable C rows (the test oracle's twin) even on an AVX-512 CPU. */
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
 
-/* One output row oh of one channel block: x the block's input plane, y its output row
- * (blocked_pool_avx512.c; only where the dispatch table picks AVX-512). */
-void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, float *y, int64_t oh);
+/* One output row oh of one channel block, the max (a NULL) or the average (a, whose p is
+ * d): x the block's input plane, y its output row (blocked_pool_avx512.c; only where the
+ * dispatch table picks AVX-512). */
+void nnp_pool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const nnp_avgpool2d_desc *a, const float *x, float *y,
+                                   int64_t oh);
 
 /* AveragePool on blocked X and Y (d->p.planes counts channel blocks): each output pixel
  * the sum of its window's in-bounds taps in (kh, kw) order, one 16-float vector per tap,
@@ -23,7 +25,6 @@ void nnp_maxpool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const float *x, 
  * the two agree bit for bit. Inception's pool branches and DenseNet's transitions read
  * blocked values: without it each cost a FromBlocked and a ToBlocked. */
 void nnp_avgpool2d_blocked(const nnp_avgpool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp);
-void nnp_avgpool2d_blocked_row_avx512(const nnp_avgpool2d_desc *d, const float *x, float *y, int64_t oh);
 
 /* GlobalAveragePool of a blocked X (n images of c real channels, hw pixels) into NCHW Y
  * [n, c, 1, 1]: each lane summed in double over the pixels in order, then divided, as
