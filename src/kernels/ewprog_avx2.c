@@ -30,19 +30,23 @@ static inline __m256 sigmoid8(__m256 a) {
 
 /* erf(x) by Abramowitz and Stegun 7.1.26 (absolute error under 1.5e-7; erff's own is
  * about 1e-7): 1 - t (a1 + t (a2 + ...)) e^(-x^2), t = 1 / (1 + p |x|), the sign put
- * back. GELU adds 1 to it, so the absolute error is what counts there. */
-static inline __m256 erf8(__m256 a) {
-  const __m256 sign = _mm256_and_ps(a, _mm256_set1_ps(-0.0f)), x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), x, one));
+ * back. GELU adds 1 to it, so the absolute error is what counts there. Here x = |a|
+ * and t are given (erf8 divides, erf8_rcp estimates). */
+static inline __m256 erf8_of(__m256 sign, __m256 x, __m256 t) {
   __m256 p = _mm256_set1_ps(1.061405429f);
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
   const __m256 e = nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(x, x)));
-  const __m256 y = _mm256_fnmadd_ps(_mm256_mul_ps(p, t), e, one);
+  const __m256 y = _mm256_fnmadd_ps(_mm256_mul_ps(p, t), e, _mm256_set1_ps(1.0f));
   return _mm256_or_ps(y, sign);
+}
+
+static inline __m256 erf8(__m256 a) {
+  const __m256 sign = _mm256_and_ps(a, _mm256_set1_ps(-0.0f)), x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  return erf8_of(sign, x, _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), x, one)));
 }
 
 /* One instruction on one vector. The formulas are the reference kernel's
@@ -103,16 +107,9 @@ static void run_silu(const float *x, float *y, int64_t i0, int64_t vend) {
 /* erf8 with the division as a reciprocal estimate (12 bits) and one Newton step */
 static inline __m256 erf8_rcp(__m256 a) {
   const __m256 sign = _mm256_and_ps(a, _mm256_set1_ps(-0.0f)), x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
-  const __m256 one = _mm256_set1_ps(1.0f), d = _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), x, one);
-  __m256 t = _mm256_rcp_ps(d);
-  t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));
-  __m256 p = _mm256_set1_ps(1.061405429f);
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
-  const __m256 e = nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(x, x)));
-  return _mm256_or_ps(_mm256_fnmadd_ps(_mm256_mul_ps(p, t), e, one), sign);
+  const __m256 d = _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), x, _mm256_set1_ps(1.0f));
+  const __m256 t = _mm256_rcp_ps(d);
+  return erf8_of(sign, x, _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f))));
 }
 
 static inline __m256 gelu8(__m256 x, __m256 s, __m256 a, __m256 h) {
