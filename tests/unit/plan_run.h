@@ -1,11 +1,13 @@
 /* The fast-kernel tests' driver (test_fast_concat, test_fast_matmul, test_fast_transpose,
- * test_einsum): a model built with model_builder.h loaded, compiled with the fast kernels
+ * test_einsum, test_fast_broadcast): a model built with model_builder.h loaded, compiled with the fast kernels
  * or the reference ones at a thread count, run on seeded inputs, its output copied out.
  * Include after model_builder.h. */
 #ifndef NNP_TESTS_PLAN_RUN_H
 #define NNP_TESTS_PLAN_RUN_H
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "nnperf/bench.h"
 #include "nnperf/engine.h"
@@ -52,6 +54,31 @@ MB_FN bool pr_same_bytes(const nnp_graph *g, int threads, const void *ref, size_
   const bool same = got && bytes == ref_bytes && !memcmp(got, ref, bytes);
   free(got);
   return same;
+}
+
+/* Whether step 0's fast kernel is the one a case expects at `threads` threads for an
+ * output of `bytes` bytes (arg: the case's own data, e.g. a kernel name). */
+typedef bool (*pr_kernel_ok)(const char *kernel, int threads, size_t bytes, const void *arg);
+
+/* g with the fast kernels at 1 to 3 threads gives the reference run's bytes, and ok says
+ * each run's kernel is the expected one; what names the case in the messages. */
+MB_FN void pr_check_threads(const nnp_graph *g, const char *what, pr_kernel_ok ok, const void *arg) {
+  size_t ref_bytes;
+  char kernel[64];
+  void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
+  for (int t = 1; t <= 3 && ref; t++) {
+    CHECK_MSG(pr_same_bytes(g, t, ref, ref_bytes, kernel, sizeof kernel),
+              "%s (%zu bytes), %d threads, %s: differs from the reference", what, ref_bytes, t, kernel);
+    CHECK_MSG(ok(kernel, t, ref_bytes, arg), "%s (%zu bytes), %d threads ran '%s'", what, ref_bytes, t, kernel);
+  }
+  free(ref);
+}
+
+/* The row-split copies' rule (ops/movement.c): the named kernel from 2 threads and 32 KB
+ * of output, the reference below */
+MB_FN bool pr_pooled_copy(const char *kernel, int threads, size_t bytes, const void *name) {
+  const bool pooled = threads > 1 && bytes >= (32 << 10);
+  return pooled == !strcmp(kernel, (const char *)name);
 }
 
 /* The largest |a - b| / (1 + |b|) over n floats. */

@@ -38,16 +38,9 @@ static void one_case(int rank, const int64_t *dims, const int64_t *perm, int ele
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);
   if (g) {
-    size_t ref_bytes;
-    char kernel[64];
-    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
-    for (int t = 1; t <= 3 && ref; t++) {
-      CHECK_MSG(pr_same_bytes(g, t, ref, ref_bytes, kernel, sizeof kernel),
-                "Transpose rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
-      const bool pooled = t > 1 && ref_bytes >= (32 << 10);
-      CHECK_MSG(pooled == !strcmp(kernel, "transpose.rows"), "%zu bytes, %d threads ran '%s'", ref_bytes, t, kernel);
-    }
-    free(ref);
+    char what[48];
+    snprintf(what, sizeof what, "Transpose rank %d", rank);
+    pr_check_threads(g, what, pr_pooled_copy, "transpose.rows");
     nnp_graph_destroy(g);
   }
   mb_reset();
@@ -73,16 +66,9 @@ static void slice_case(int rank, const int64_t *dims, int n, const int64_t *star
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);
   if (g) {
-    size_t ref_bytes;
-    char kernel[64];
-    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
-    for (int t = 1; t <= 3 && ref; t++) {
-      CHECK_MSG(pr_same_bytes(g, t, ref, ref_bytes, kernel, sizeof kernel),
-                "Slice rank %d (%zu bytes), %d threads, %s: differs from the reference", rank, ref_bytes, t, kernel);
-      const bool pooled = t > 1 && ref_bytes >= (32 << 10);
-      CHECK_MSG(pooled == !strcmp(kernel, "slice.rows"), "Slice, %zu bytes, %d threads ran '%s'", ref_bytes, t, kernel);
-    }
-    free(ref);
+    char what[32];
+    snprintf(what, sizeof what, "Slice rank %d", rank);
+    pr_check_threads(g, what, pr_pooled_copy, "slice.rows");
     nnp_graph_destroy(g);
   }
   mb_reset();
@@ -102,18 +88,9 @@ static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, 
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);
   if (g) {
-    size_t ref_bytes;
-    char kernel[64];
-    void *ref = pr_run(g, false, 1, &ref_bytes, kernel, sizeof kernel);
-    for (int t2 = 1; t2 <= 3 && ref; t2++) {
-      CHECK_MSG(pr_same_bytes(g, t2, ref, ref_bytes, kernel, sizeof kernel),
-                "Gather rank %d axis %d index %lld (%zu bytes), %d threads, %s: differs from the reference", rank, axis,
-                (long long)index, ref_bytes, t2, kernel);
-      const bool pooled = t2 > 1 && ref_bytes >= (32 << 10);
-      CHECK_MSG(pooled == !strcmp(kernel, "gather.rows"), "Gather, %zu bytes, %d threads ran '%s'", ref_bytes, t2,
-                kernel);
-    }
-    free(ref);
+    char what[64];
+    snprintf(what, sizeof what, "Gather rank %d axis %d index %lld", rank, axis, (long long)index);
+    pr_check_threads(g, what, pr_pooled_copy, "gather.rows");
     nnp_graph_destroy(g);
   }
   mb_reset();
