@@ -53,9 +53,24 @@ static void i64_init(Onnx__ModelProto *m, const char *name, int n, const int64_t
   mb_init(m, t);
 }
 
+/* What a Slice or Gather case expects from 2 threads and 32 KB of output: the pooled
+ * copy (1), the reference (0: a contiguous block under 256 KB is one memcpy there), or
+ * either (-1: random cases, whose contiguity the test does not work out) */
+typedef struct expect {
+  const char *name;
+  int pooled;
+} expect;
+
+static bool expected_copy(const char *kernel, int threads, size_t bytes, const void *arg) {
+  const expect *e = arg;
+  if (threads < 2 || bytes < (32 << 10)) return !strcmp(kernel, "reference");
+  if (e->pooled < 0) return !strcmp(kernel, "reference") || !strcmp(kernel, e->name);
+  return (e->pooled == 1) == !strcmp(kernel, e->name);
+}
+
 /* Slice of x (rank, dims) on n axes */
 static void slice_case(int rank, const int64_t *dims, int n, const int64_t *starts, const int64_t *ends,
-                       const int64_t *axes, const int64_t *steps, int elem) {
+                       const int64_t *axes, const int64_t *steps, int elem, int pooled) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", elem, rank, dims);
   i64_init(m, "starts", n, starts);
@@ -68,14 +83,16 @@ static void slice_case(int rank, const int64_t *dims, int n, const int64_t *star
   if (g) {
     char what[32];
     snprintf(what, sizeof what, "Slice rank %d", rank);
-    pr_check_threads(g, what, pr_pooled_copy, "slice.rows");
+    const expect e = {"slice.rows", pooled};
+    pr_check_threads(g, what, expected_copy, &e);
     nnp_graph_destroy(g);
   }
   mb_reset();
 }
 
 /* Gather of x (rank, dims) at one constant index on axis, the index a scalar or [1] */
-static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, bool vector, bool i32, int elem) {
+static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, bool vector, bool i32, int elem,
+                        int pooled) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", elem, rank, dims);
   const int64_t one = 1;
@@ -90,7 +107,8 @@ static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, 
   if (g) {
     char what[64];
     snprintf(what, sizeof what, "Gather rank %d axis %d index %lld", rank, axis, (long long)index);
-    pr_check_threads(g, what, pr_pooled_copy, "gather.rows");
+    const expect e = {"gather.rows", pooled};
+    pr_check_threads(g, what, expected_copy, &e);
     nnp_graph_destroy(g);
   }
   mb_reset();
@@ -98,7 +116,12 @@ static void gather_case(int rank, const int64_t *dims, int axis, int64_t index, 
 
 static void gather_cases(void) {
   static const int64_t swin[5] = {3, 64, 3, 49, 32};
-  for (int64_t k = 0; k < 3; k++) gather_case(5, swin, 0, k, false, false, F32);
+  for (int64_t k = 0; k < 3; k++) gather_case(5, swin, 0, k, false, false, F32, 1); /* 301 KB blocks */
+  static const int64_t rows[2] = {300, 64};
+  gather_case(2, rows, 1, 5, false, false, F32, 0); /* a column: strided, but 1.2 KB */
+  static const int64_t planes[3] = {4, 100, 100}, cols[3] = {100, 4, 100};
+  gather_case(3, planes, 0, 3, false, false, F32, 0); /* one contiguous 40 KB plane: the reference */
+  gather_case(3, cols, 1, 2, true, false, F32, 1);    /* 100 strided rows, 40 KB: pooled */
   static const int elems[3] = {F32, I64, U8};
   for (int trial = 0; trial < 30; trial++) {
     const int rank = (int)rnd(1, 4);
@@ -106,7 +129,7 @@ static void gather_cases(void) {
     for (int i = 0; i < rank; i++) dims[i] = rnd(1, rank <= 2 ? 300 : 40);
     const int axis = (int)rnd(-rank, rank - 1), a = axis < 0 ? axis + rank : axis;
     const int64_t index = rnd(-dims[a], dims[a] - 1);
-    gather_case(rank, dims, axis, index, trial % 2, trial % 3 == 0, elems[trial % 3]);
+    gather_case(rank, dims, axis, index, trial % 2, trial % 3 == 0, elems[trial % 3], -1);
   }
 }
 
@@ -114,8 +137,14 @@ static void slice_cases(void) {
   static const int64_t qkv[2] = {197, 2304}, one = 1, step1 = 1;
   for (int64_t k = 0; k < 3; k++) {
     const int64_t s0 = k * 768, e0 = s0 + 768;
-    slice_case(2, qkv, 1, &s0, &e0, &one, &step1, F32);
+    slice_case(2, qkv, 1, &s0, &e0, &one, &step1, F32, 1); /* strided, 605 KB */
   }
+  /* ShuffleNet's channel halves: contiguous blocks, 182 KB on the reference, 364 KB pooled */
+  static const int64_t half[4] = {1, 116, 28, 28}, big[4] = {1, 232, 28, 28};
+  const int64_t s58 = 58, e116 = 116, s0 = 0, e116b = 116, e232 = 232;
+  slice_case(4, half, 1, &s58, &e116, &one, &step1, F32, 0);
+  slice_case(4, big, 1, &s0, &e116b, &one, &step1, F32, 1);
+  slice_case(4, big, 1, &e116b, &e232, &one, &step1, F32, 1);
   static const int elems[3] = {F32, I64, U8};
   for (int trial = 0; trial < 40; trial++) {
     const int rank = (int)rnd(2, 5);
@@ -129,7 +158,7 @@ static void slice_cases(void) {
       starts[k] = rnd(-d, d);
       ends[k] = rnd(0, 5) == 0 ? (steps[k] > 0 ? INT64_MAX : INT64_MIN) : rnd(-d - 2, d + 2);
     }
-    slice_case(rank, dims, n, starts, ends, axes, steps, elems[trial % 3]);
+    slice_case(rank, dims, n, starts, ends, axes, steps, elems[trial % 3], -1);
   }
 }
 
