@@ -212,25 +212,31 @@ static void run_tile(const sgemm_job *j, int64_t ip, int64_t ju, int64_t k0, int
   if (nr > NR) j->tile(kn, a, panel_b(j, jp + 1, k0, &ldb1), ldb1, c + NR, j->ldc, mr, nr - NR, accum, ep, i0, j0 + NR);
 }
 
-/* Row-major tiles [b, e) (by_rows), ROW_CHUNK row panels at a time: within a chunk the
- * column units go outermost, so each unit's B block (kc x 32 floats) stays in L1 across
- * the chunk's row panels and the chunk's A (ROW_CHUNK x 6 x kc floats, 192 KiB at kc 256)
- * in L2 across the units. Row by row, every row panel swept all of B's block from L3:
- * vit_b_16's 768 x 768 projections read 0.8 MB per row panel and K block, and at batch 16
- * (M = 3152) the model ran 1.2x its batch-1 time per image. Each tile is the same
- * computation in either order: the same bits. */
+/* Row-major tiles [b, e) (by_rows), ROW_CHUNK row panels at a time, each chunk through
+ * all its K blocks before the next: within a chunk and K block the column units go
+ * outermost, so each unit's B block (kc x 32 floats) stays in L1 across the chunk's row
+ * panels and the chunk's A (ROW_CHUNK x 6 x kc floats, 192 KiB at kc 256) in L2 across
+ * the units, and the chunk's partial sums in C (192 rows) stay in L2 across its K blocks.
+ * Row by row, every row panel swept all of B's block from L3 (vit_b_16's 768 x 768
+ * projections read 0.8 MB per row panel and block); K block by K block over all rows, a
+ * batch of 16 (M = 3152) wrote and reread all of C from L3 once per block (12 times for
+ * the 3072 -> 768 projection). Each tile sees its K blocks in the same order: the same
+ * bits. */
 enum { ROW_CHUNK = 32 };
 
-static void row_chunks(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, int64_t kn, bool accum,
-                       const nnp_epilogue *ep) {
+static void row_chunks(const sgemm_job *j, int64_t b, int64_t e, int64_t nkb, int64_t kc) {
   const int64_t ip_first = b / j->nu, ip_end = (e - 1) / j->nu + 1;
   for (int64_t c0 = ip_first; c0 < ip_end; c0 += ROW_CHUNK) {
     const int64_t c1 = c0 + ROW_CHUNK < ip_end ? c0 + ROW_CHUNK : ip_end;
-    for (int64_t ju = 0; ju < j->nu; ju++) {
-      if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles */
-      for (int64_t ip = c0; ip < c1; ip++) {
-        const int64_t t = ip * j->nu + ju;
-        if (t >= b && t < e) run_tile(j, ip, ju, k0, kn, accum, ep);
+    for (int64_t kb = 0; kb < nkb; kb++) {
+      const int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
+      const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
+      for (int64_t ju = 0; ju < j->nu; ju++) {
+        if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles */
+        for (int64_t ip = c0; ip < c1; ip++) {
+          const int64_t t = ip * j->nu + ju;
+          if (t >= b && t < e) run_tile(j, ip, ju, k0, kn, kb > 0, ep);
+        }
       }
     }
   }
@@ -239,16 +245,15 @@ static void row_chunks(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, int
 static void sgemm_range(void *p, int64_t b, int64_t e) {
   const sgemm_job *j = p;
   int64_t nkb = j->kblock ? (j->K + j->kc - 1) / j->kc : 1, kc = j->kblock ? j->kc : j->K;
+  if (j->by_rows) row_chunks(j, b, e, nkb, kc);
   for (int64_t kb = 0; kb < nkb; kb++) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
-    if (j->by_rows) row_chunks(j, b, e, k0, kn, kb > 0, ep);
-    else
-      for (int64_t t = b; t < e; t++) {
-        const int64_t ip = t % j->mp, ju = t / j->mp;
-        if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles below */
-        run_tile(j, ip, ju, k0, kn, kb > 0, ep);
-      }
+    for (int64_t t = b; t < e && !j->by_rows; t++) {
+      const int64_t ip = t % j->mp, ju = t / j->mp;
+      if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles below */
+      run_tile(j, ip, ju, k0, kn, kb > 0, ep);
+    }
     if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }
 }
