@@ -296,72 +296,50 @@ static nnp_status ref_blocked_pool(nnp_op_ctx *ctx, const nnp_op_info *nchw) {
 static nnp_status ref_blocked_max_pool(nnp_op_ctx *ctx) { return ref_blocked_pool(ctx, &nnp_op_max_pool); }
 static nnp_status ref_blocked_avg_pool(nnp_op_ctx *ctx) { return ref_blocked_pool(ctx, &nnp_op_average_pool); }
 
+/* BlockedMaxPool's and BlockedAveragePool's fast kernel: the window (a.p; the average's
+ * end pads and divisor rule) and which pool */
 typedef struct blocked_pool_state {
-  nnp_pool2d_desc d;
-  bool generic;
+  nnp_avgpool2d_desc a;
+  bool average, generic;
 } blocked_pool_state;
 
-static nnp_status run_blocked_max_pool(void *state, nnp_op_ctx *ctx) {
+static nnp_status run_blocked_pool(void *state, nnp_op_ctx *ctx) {
   const blocked_pool_state *s = state;
-  nnp_maxpool2d_blocked(&s->d, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
+  if (s->average) nnp_avgpool2d_blocked(&s->a, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
+  else nnp_maxpool2d_blocked(&s->a.p, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
   return NNP_OK;
 }
 
-/* The fast kernel takes what nnp_prepare_pool's 2-D MaxPool takes: no dilation, explicit
- * or VALID padding; anything else stays on the reference. */
-static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
-  memset(out, 0, sizeof *out);
-  const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
-  if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
-  nnp_pool2d_desc d = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3], .oh = y->dims[2],
-                       .ow = y->dims[3]};
-  bool ok;
-  NNP_TRY(nnp_maxpool2d_window(ctx->node, &d, &ok));
-  if (!ok) return NNP_OK;
-  blocked_pool_state *state = nnp_malloc(sizeof *state);
-  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedMaxPool");
-  state->d = d;
-  state->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic);
-  out->run = run_blocked_max_pool;
-  out->destroy = nnp_free;
-  out->state = state;
-  out->name = state->generic ? "pool.max2d.blocked.generic" : "pool.max2d.blocked.avx512";
-  return NNP_OK;
-}
-
-/* ---- BlockedAveragePool ---- */
-
-typedef struct blocked_avg_state {
-  nnp_avgpool2d_desc a;
-  bool generic;
-} blocked_avg_state;
-
-static nnp_status run_blocked_avg_pool(void *state, nnp_op_ctx *ctx) {
-  const blocked_avg_state *s = state;
-  nnp_avgpool2d_blocked(&s->a, ctx->in[0]->data, ctx->out[0]->data, s->generic, ctx->pool);
-  return NNP_OK;
-}
-
-/* The fast kernel takes what nnp_prepare_pool's 2-D AveragePool takes */
-static nnp_status prepare_blocked_avg_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+/* The fast kernels take what nnp_prepare_pool's 2-D MaxPool and AveragePool take: no
+ * dilation, explicit or VALID padding; anything else stays on the reference. */
+static nnp_status prepare_blocked_pool(const nnp_op_ctx *ctx, bool generic, bool average, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   if (nnp_tensor_numel(x) == 0 || nnp_tensor_numel(y) == 0) return NNP_OK;
   nnp_avgpool2d_desc a = {.p = {.planes = x->dims[0] * x->dims[1], .h = x->dims[2], .w = x->dims[3],
                                 .oh = y->dims[2], .ow = y->dims[3]}};
   bool ok;
-  NNP_TRY(nnp_avgpool2d_window(ctx->node, &a, &ok));
+  if (average) NNP_TRY(nnp_avgpool2d_window(ctx->node, &a, &ok));
+  else NNP_TRY(nnp_maxpool2d_window(ctx->node, &a.p, &ok));
   if (!ok) return NNP_OK;
-  a.p.planes = x->dims[0] * x->dims[1], a.p.h = x->dims[2], a.p.w = x->dims[3], a.p.oh = y->dims[2], a.p.ow = y->dims[3];
-  blocked_avg_state *state = nnp_malloc(sizeof *state);
-  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedAveragePool");
-  state->a = a;
-  state->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic);
-  out->run = run_blocked_avg_pool;
+  blocked_pool_state *state = nnp_malloc(sizeof *state);
+  if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", ctx->node->op_type);
+  *state = (blocked_pool_state){.a = a, .average = average,
+                                .generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
+  static const char *const names[2][2] = {{"pool.max2d.blocked.avx512", "pool.max2d.blocked.generic"},
+                                          {"pool.avg2d.blocked.avx512", "pool.avg2d.blocked.generic"}};
+  out->run = run_blocked_pool;
   out->destroy = nnp_free;
   out->state = state;
-  out->name = state->generic ? "pool.avg2d.blocked.generic" : "pool.avg2d.blocked.avx512";
+  out->name = names[average][state->generic];
   return NNP_OK;
+}
+
+static nnp_status prepare_blocked_max_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  return prepare_blocked_pool(ctx, generic, false, out);
+}
+static nnp_status prepare_blocked_avg_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  return prepare_blocked_pool(ctx, generic, true, out);
 }
 
 /* ---- BlockedGlobalAveragePool: blocked X, NCHW Y ---- */
