@@ -242,29 +242,14 @@ static nnp_status join_concat(nnp_graph *g, const nnp_graph_shapes *shapes, maps
   return NNP_OK;
 }
 
-static nnp_status set_string_attr(nnp_node *n, const char *name, const char *v) {
-  nnp_attr *a;
-  NNP_TRY(nnp_node_add_attr(n, name, &a));
-  a->type = NNP_ATTR_STRING;
-  a->s = nnp_strdup(v);
-  if (!a->s) return nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");
-  a->s_len = strlen(v);
-  return NNP_OK;
-}
-
 /* An inference BatchNormalization of a 2-D float32 value with constant per-channel
  * parameters (what BlockedBatchNorm takes) */
 static bool bn_convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
-  if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_inputs != 5 || n->n_outputs != 1 || n->outputs[0] < 0 ||
-      n->inputs[0] < 0 || nnp_attr_int(n, "training_mode", 0) != 0 || nnp_attr_int(n, "spatial", 1) != 1)
+  if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 ||
+      nnp_attr_int(n, "spatial", 1) != 1)
     return false;
   const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
-  if (!x || x->dtype != NNP_F32 || x->rank != 4) return false;
-  for (int k = 1; k < 5; k++) {
-    const nnp_tensor *p = n->inputs[k] >= 0 ? pass_const_f32(g, n->inputs[k]) : NULL;
-    if (!p || nnp_tensor_numel(p) != x->dims[1]) return false;
-  }
-  return true;
+  return x && x->dtype == NNP_F32 && x->rank == 4 && pass_inference_bn(g, n, x->dims[1]);
 }
 
 /* Node i, if bn_convertible on a value a converted node made blocked: BlockedBatchNorm,
@@ -282,7 +267,7 @@ static nnp_status join_batch_norm(nnp_graph *g, const nnp_graph_shapes *shapes, 
   if (relu) {
     g->nodes[i].outputs[0] = g->nodes[r].outputs[0];
     dead[r] = true;
-    NNP_TRY(set_string_attr(&g->nodes[i], "activation", "Relu"));
+    NNP_TRY(pass_set_activation(&g->nodes[i], "Relu", 0, 0));
   }
   NNP_TRY(blocked_output(g, m, i));
   nnp_node *bn = &g->nodes[i];
@@ -337,8 +322,7 @@ static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m,
     s = add_reorder(g, NNP_OP_FROM_BLOCKED, m->blocked[v], v, t->dims[1]);
   }
   nnp_free(uses);
-  for (int i = n_nodes - 1; i >= 0 && s == NNP_OK; i--) /* the reorders came after these */
-    if (dead[i]) pass_remove_node(g, i);
+  if (s == NNP_OK) pass_remove_dead(g, dead);
   return s;
 }
 
@@ -352,7 +336,10 @@ nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes,
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
   maps m = {n_values, nnp_malloc((size_t)n_values * sizeof(int) + 1), nnp_malloc((size_t)n_values * sizeof(int) + 1)};
-  bool *conv = nnp_calloc((size_t)g->n_nodes + 1, sizeof *conv), *dead = nnp_calloc((size_t)g->n_nodes + 1, sizeof *dead);
+  /* dead: a flag per node, the reorders the pass appends included (at most a ToBlocked
+   * and a FromBlocked per value), as pass_remove_dead reads it */
+  bool *conv = nnp_calloc((size_t)g->n_nodes + 1, sizeof *conv);
+  bool *dead = nnp_calloc((size_t)g->n_nodes + 2 * (size_t)n_values + 1, sizeof *dead);
   nnp_status s = NNP_OK;
   if (!m.blocked || !m.entering || !conv || !dead)
     s = nnp_error(NNP_ERR_NOMEM, "out of memory in the blocked-layout pass");

@@ -63,17 +63,6 @@ static nnp_status fold_one(nnp_graph *g, int ci, int bi) {
   return NNP_OK;
 }
 
-static bool bn_foldable(const nnp_graph *g, const nnp_node *bn, int64_t m) {
-  if (bn->op != NNP_OP_BATCH_NORMALIZATION || bn->n_inputs != 5 || nnp_attr_int(bn, "training_mode", 0)) return false;
-  for (int o = 1; o < bn->n_outputs; o++) /* training outputs: only when unused */
-    if (bn->outputs[o] >= 0 && pass_uses(g, bn->outputs[o]) > 0) return false;
-  for (int k = 1; k < 5; k++) {
-    const nnp_tensor *t = pass_const_f32(g, bn->inputs[k]);
-    if (!t || nnp_tensor_numel(t) != m) return false;
-  }
-  return true;
-}
-
 nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   (void)shapes;
   *count = 0;
@@ -87,7 +76,7 @@ nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes,
       if (!b || nnp_tensor_numel(b) != w->dims[0]) continue;
     }
     int bi = pass_single_consumer(g, conv->outputs[0]);
-    if (bi < 0 || !bn_foldable(g, &g->nodes[bi], w->dims[0]) || g->nodes[bi].inputs[0] != conv->outputs[0]) continue;
+    if (bi < 0 || !pass_inference_bn(g, &g->nodes[bi], w->dims[0]) || g->nodes[bi].inputs[0] != conv->outputs[0]) continue;
     NNP_TRY(fold_one(g, i, bi));
     if (bi < i) i--;
     ++*count;

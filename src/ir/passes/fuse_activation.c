@@ -24,24 +24,6 @@ static const char *activation_of(const nnp_graph *g, const nnp_node *n, float *l
   }
 }
 
-static nnp_status set_activation(nnp_node *n, const char *act, float lo, float hi) {
-  nnp_attr *a;
-  NNP_TRY(nnp_node_add_attr(n, "activation", &a));
-  a->type = NNP_ATTR_STRING;
-  a->s = nnp_strdup(act);
-  if (!a->s) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing an activation");
-  a->s_len = strlen(act);
-  if (strcmp(act, "Clip") != 0) return NNP_OK;
-  NNP_TRY(nnp_node_add_attr(n, "activation_params", &a));
-  a->type = NNP_ATTR_FLOATS;
-  a->floats = nnp_malloc(2 * sizeof(float));
-  if (!a->floats) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing an activation");
-  a->count = 2;
-  a->floats[0] = lo;
-  a->floats[1] = hi;
-  return NNP_OK;
-}
-
 /* y's two readers when they are a gate G(y) (HardSigmoid with HardSwish's constants, or
  * Sigmoid) and Mul(y, G(y)), the gate's output read by the Mul alone: the Mul's index,
  * the gate's in *hs and the fused activation's name in *act; else -1. */
@@ -80,7 +62,7 @@ static nnp_status fuse_gated(nnp_graph *g, int i, int *moved) {
   const char *act = NULL;
   const int m = gated_readers(g, n->outputs[0], &h, &act);
   if (m < 0) return NNP_OK;
-  NNP_TRY(set_activation(n, act, 0, 0));
+  NNP_TRY(pass_set_activation(n, act, 0, 0));
   n->outputs[0] = g->nodes[m].outputs[0];
   if (n->op == NNP_OP_CONV) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_CONV, "FusedConv"));
   if (n->op == NNP_OP_GEMM) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_GEMM, "FusedGemm"));
@@ -112,7 +94,7 @@ nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes
     float lo = 0, hi = 0;
     const char *act = activation_of(g, &g->nodes[ai], &lo, &hi);
     if (!act) continue;
-    NNP_TRY(set_activation(n, act, lo, hi));
+    NNP_TRY(pass_set_activation(n, act, lo, hi));
     n->outputs[0] = g->nodes[ai].outputs[0];
     if (n->op == NNP_OP_CONV) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_CONV, "FusedConv"));
     if (n->op == NNP_OP_GEMM) NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_GEMM, "FusedGemm"));

@@ -163,3 +163,31 @@ bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *h
   return true;
 }
 
+nnp_status pass_set_activation(nnp_node *n, const char *act, float lo, float hi) {
+  nnp_attr *a;
+  NNP_TRY(nnp_node_add_attr(n, "activation", &a));
+  a->type = NNP_ATTR_STRING;
+  a->s = nnp_strdup(act);
+  if (!a->s) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing an activation");
+  a->s_len = strlen(act);
+  if (strcmp(act, "Clip") != 0) return NNP_OK;
+  NNP_TRY(nnp_node_add_attr(n, "activation_params", &a));
+  a->type = NNP_ATTR_FLOATS;
+  a->floats = nnp_malloc(2 * sizeof(float));
+  if (!a->floats) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing an activation");
+  a->count = 2;
+  a->floats[0] = lo;
+  a->floats[1] = hi;
+  return NNP_OK;
+}
+
+bool pass_inference_bn(const nnp_graph *g, const nnp_node *bn, int64_t m) {
+  if (bn->op != NNP_OP_BATCH_NORMALIZATION || bn->n_inputs != 5 || nnp_attr_int(bn, "training_mode", 0)) return false;
+  for (int o = 1; o < bn->n_outputs; o++) /* training outputs: only when unused */
+    if (bn->outputs[o] >= 0 && pass_uses(g, bn->outputs[o]) > 0) return false;
+  for (int k = 1; k < 5; k++) {
+    const nnp_tensor *t = pass_const_f32(g, bn->inputs[k]);
+    if (!t || nnp_tensor_numel(t) != m) return false;
+  }
+  return true;
+}

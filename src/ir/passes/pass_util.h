@@ -39,6 +39,12 @@ const nnp_tensor *pass_shape(const nnp_graph_shapes *shapes, int v);
 /* Clip's bounds: attributes before opset 11, constant scalar inputs from 11 on; false
  * when a bound is only known at run time. */
 bool pass_clip_bounds(const nnp_graph *g, const nnp_node *n, float *lo, float *hi);
+/* Gives fused node n the `activation` attribute act ("Relu", "Clip", ...; Clip's bounds
+ * lo, hi as `activation_params`), as the fused ops read it (ops/fused.c) */
+nnp_status pass_set_activation(nnp_node *n, const char *act, float lo, float hi);
+/* Whether bn is an inference BatchNormalization whose scale, B, mean and var are float32
+ * constants of m values each and whose training outputs nothing reads */
+bool pass_inference_bn(const nnp_graph *g, const nnp_node *bn, int64_t m);
 
 /* The passes (src/ir/passes/<name>.c); each returns the number of rewrites in *count. */
 nnp_status nnp_pass_fold_constants(nnp_graph *g, int *count);
