@@ -82,27 +82,18 @@ nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_graph_shapes *shapes, 
     NNP_TRY(fuse_matmul_bias(g, shapes, &i, count));
     nnp_node *conv = &g->nodes[i];
     if (conv->op != NNP_OP_CONV || conv->n_outputs != 1 || conv->outputs[0] < 0) continue;
-    const int c = conv->outputs[0];
-    const int ai = pass_single_consumer(g, c);
+    int r;
+    const int ai = sole_add(g, i, &r);
     if (ai < 0) continue;
-    const nnp_node *add = &g->nodes[ai];
-    if (add->op != NNP_OP_ADD || add->n_inputs != 2 || add->n_outputs != 1) continue;
-    const int r = add->inputs[0] == c ? add->inputs[1] : add->inputs[0];
-    if (r == c || r < 0) continue;
-    const nnp_tensor *tc = pass_shape(shapes, c), *tr = pass_shape(shapes, r), *ty = pass_shape(shapes, add->outputs[0]);
+    const nnp_tensor *tc = pass_shape(shapes, conv->outputs[0]), *tr = pass_shape(shapes, r);
+    const nnp_tensor *ty = pass_shape(shapes, g->nodes[ai].outputs[0]);
     if (!tc || !tr || !ty || tc->dtype != NNP_F32 || tr->dtype != NNP_F32 || !nnp_tensor_same_shape(tc, tr) ||
         !nnp_tensor_same_shape(tc, ty))
       continue;
-    int *ni = nnp_realloc(conv->inputs, 4 * sizeof *ni);
-    if (!ni) return nnp_error(NNP_ERR_NOMEM, "out of memory fusing a residual Add");
-    for (int k = conv->n_inputs; k < 4; k++) ni[k] = -1;
-    conv->inputs = ni;
-    conv->n_inputs = 4;
+    NNP_TRY(set_inputs(conv, 4));
     conv->inputs[3] = r;
-    conv->outputs[0] = add->outputs[0];
     NNP_TRY(pass_make_internal(conv, NNP_OP_FUSED_CONV, "FusedConv"));
-    pass_remove_node(g, ai);
-    if (ai < i) i--;
+    take_add_output(g, &i, ai);
     ++*count;
   }
   return NNP_OK;
