@@ -143,16 +143,6 @@ static nnp_status bn_view(const nnp_op_ctx *ctx, scale_view *v) {
   return NNP_OK;
 }
 
-/* a and b (c floats each) from scale, B, mean, var */
-static void bn_coefficients(const nnp_op_ctx *ctx, int64_t c, float *a, float *b) {
-  const double eps = nnp_attr_float(ctx->node, "epsilon", 1e-5f);
-  for (int64_t k = 0; k < c; k++) {
-    const double ak = nnp_tensor_get_f64(ctx->in[1], k) / sqrt(nnp_tensor_get_f64(ctx->in[4], k) + eps);
-    a[k] = (float)ak;
-    b[k] = (float)(nnp_tensor_get_f64(ctx->in[2], k) - nnp_tensor_get_f64(ctx->in[3], k) * ak);
-  }
-}
-
 static bool bn_relu(const nnp_op_ctx *ctx) {
   const nnp_attr *a = nnp_node_attr(ctx->node, "activation");
   return a && a->type == NNP_ATTR_STRING && a->s && !strcmp(a->s, "Relu");
@@ -227,7 +217,7 @@ static nnp_status prepare_blocked_batch_norm(const nnp_op_ctx *ctx, bool generic
     return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BlockedBatchNorm");
   }
   st->v = v;
-  bn_coefficients(ctx, v.c, st->ab, st->ab + v.c);
+  nnp_bn_coefficients(ctx, v.c, st->ab, st->ab + v.c);
   out->run = run_blocked_batch_norm;
   out->destroy = destroy_blocked_batch_norm;
   out->state = st;

@@ -164,6 +164,15 @@ static nnp_status fast_bn_run(void *p, nnp_op_ctx *ctx) {
   return NNP_OK;
 }
 
+void nnp_bn_coefficients(const nnp_op_ctx *ctx, int64_t c, float *a, float *b) {
+  const double eps = nnp_attr_float(ctx->node, "epsilon", 1e-5f);
+  for (int64_t k = 0; k < c; k++) {
+    const double ak = nnp_tensor_get_f64(ctx->in[1], k) / sqrt(nnp_tensor_get_f64(ctx->in[4], k) + eps);
+    a[k] = (float)ak;
+    b[k] = (float)(nnp_tensor_get_f64(ctx->in[2], k) - nnp_tensor_get_f64(ctx->in[3], k) * ak);
+  }
+}
+
 nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   (void)generic;
   memset(out, 0, sizeof *out);
@@ -178,12 +187,7 @@ nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_
     if (f) fast_bn_destroy(f);
     return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BatchNormalization");
   }
-  const double eps = nnp_attr_float(ctx->node, "epsilon", 1e-5f);
-  for (int64_t c = 0; c < C; c++) {
-    const double a = nnp_tensor_get_f64(ctx->in[1], c) / sqrt(nnp_tensor_get_f64(ctx->in[4], c) + eps);
-    f->a[c] = (float)a;
-    f->b[c] = (float)(nnp_tensor_get_f64(ctx->in[2], c) - nnp_tensor_get_f64(ctx->in[3], c) * a);
-  }
+  nnp_bn_coefficients(ctx, C, f->a, f->b);
   f->channels = C;
   f->planes = x->dims[0] * C;
   f->hw = nnp_tensor_numel(x) / f->planes;

@@ -38,6 +38,10 @@ nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
 nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* BatchNormalization's y = x * a[k] + b[k] for channels k < c from ctx's scale, B, mean
+ * and var (inputs 1-4) and epsilon: a and b in double, rounded to float. Shared by the
+ * NCHW fast kernel and BlockedBatchNorm's (ops/blocked_scale.c). */
+void nnp_bn_coefficients(const nnp_op_ctx *ctx, int64_t c, float *a, float *b);
 nnp_status nnp_prepare_fused_elementwise(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* Concat of any dtype: the reference's copies across the pool (ops/fast_concat.c) */
 nnp_status nnp_prepare_concat(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
