@@ -201,7 +201,9 @@ static bool budget_verdict(const nnp_budget_result *b, const nnp_sensitivity *sn
   }
   printf("speed (native, interleaved): mixed %.2f ms, FP32 %.2f ms (%.2fx); all INT8 %.2f ms (%.2fx)\n", last->p50_ms,
          last->fp32_p50_ms, last->fp32_p50_ms / last->p50_ms, int8->p50_ms, int8->fp32_p50_ms / int8->p50_ms);
-  if (!(last->p50_ms < last->fp32_p50_ms)) {
+  /* Decided on the speed-up as printed (two decimals): a mixed model 0.05% faster is noise
+   * and read "1.00x" beside "budget met" (CI, 0.36 against 0.36 ms). */
+  if (!(round(last->fp32_p50_ms / last->p50_ms * 100) > 100)) {
     printf("not a result: the mixed model is not faster than FP32; no model written\n");
     return false;
   }
