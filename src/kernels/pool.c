@@ -10,7 +10,8 @@ typedef struct pool_job {
   int64_t hw;
   const void *x; /* float, or uint8_t for the uint8 MaxPool */
   void *y;
-  bool avx2; /* float MaxPool rows by nnp_maxpool_row_avx2 */
+  bool avx2;        /* float MaxPool rows by nnp_maxpool_row_avx2 */
+  bool planes_avx2; /* float MaxPool planes by nnp_maxpool_planes_avx2 */
 } pool_job;
 
 /* The outputs [*lo, *hi) of a row that column tap kw reaches inside the input row:
@@ -77,6 +78,10 @@ typedef void (*max_row_fn)(const nnp_pool2d_desc *d, const float *xp, int64_t oh
 static void maxpool_range(void *p, int64_t b, int64_t e) {
   const pool_job *j = p;
   const nnp_pool2d_desc *d = j->d;
+  if (j->planes_avx2) {
+    nnp_maxpool_planes_avx2(d, j->x, j->y, b, e);
+    return;
+  }
   const max_row_fn row = j->avx2 ? nnp_maxpool_row_avx2 : nnp_maxpool_row_portable;
   for (int64_t pl = b; pl < e; pl++) {
     const float *xp = (const float *)j->x + pl * d->h * d->w;
@@ -120,6 +125,7 @@ static void maxpool_range_u8(void *p, int64_t b, int64_t e) {
 
 void nnp_maxpool2d(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
   pool_job j = {.d = d, .x = x, .y = y, .avx2 = !nnp_dispatch_portable(NNP_KF_POOL, generic)};
+  j.planes_avx2 = j.avx2 && nnp_maxpool_plane_avx2_pays(d);
   nnp_threadpool_run(tp, maxpool_range, &j, d->planes);
 }
 

@@ -29,6 +29,16 @@ void nnp_maxpool_row_portable(const nnp_pool2d_desc *d, const float *xp, int64_t
 void nnp_maxpool_row_avx2(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr);
 void nnp_maxpool_outputs_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, int64_t o0, int64_t o1,
                                   float *yr);
+/* Whole planes at once, AVX2: planes [p0, p1) of x, each copied inside a border of -inf
+ * (at most NNP_MAXPOOL_PLANE_FLOATS floats, on the stack) so that every output is a vector
+ * lane; the same bits as the rows. For small padded planes, whose outputs are mostly
+ * borders (pool_avx2.c says why). */
+#define NNP_MAXPOOL_PLANE_FLOATS 8192
+bool nnp_maxpool_plane_avx2_fits(const nnp_pool2d_desc *d);
+/* Whether it fits and pays: over a quarter of a row's outputs are borders the rows leave
+ * to the per-output loop (on wider planes the copy costs more than it saves). */
+bool nnp_maxpool_plane_avx2_pays(const nnp_pool2d_desc *d);
+void nnp_maxpool_planes_avx2(const nnp_pool2d_desc *d, const float *x, float *y, int64_t p0, int64_t p1);
 /* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */
 void nnp_maxpool2d_u8(const nnp_pool2d_desc *d, const uint8_t *x, uint8_t *y, nnp_threadpool *tp);
 /* AveragePool 2-D, float32: the mean of each window's taps inside the input; the divisor

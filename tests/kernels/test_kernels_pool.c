@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernel_test_util.h"
+#include "kernels/cpu.h"
 #include "kernels/pool.h"
 #include "nnperf/alloc.h"
 #include "test.h"
@@ -11,6 +12,7 @@
 int main(void) {
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
+  int planes_checked = 0;
   for (int trial = 0; trial < 200; trial++) {
     nnp_pool2d_desc d = {.planes = kt_int(1, 9), .kh = kt_int(1, 4), .kw = kt_int(1, 4), .sh = kt_int(1, 3),
                          .sw = kt_int(1, 3)};
@@ -25,15 +27,21 @@ int main(void) {
     kt_fill(x, nx);
     if (trial % 5 == 0) /* ties of +0 and -0 as the maxima: the first tap in (kh, kw) order wins, bit for bit */
       for (int64_t i = 0; i < nx; i++) x[i] = kt_next() % 3 ? (kt_next() & 1 ? 0.0f : -0.0f) : -fabsf(x[i]);
+    if (trial % 5 == 1) /* NaNs: one as a window's first valid tap stays, a later one never wins */
+      for (int64_t i = 0; i < nx; i++)
+        if (kt_next() % 6 == 0) x[i] = NAN;
     for (int64_t p = 0; p < d.planes; p++)
       for (int64_t oh = 0; oh < d.oh; oh++)
         for (int64_t ow = 0; ow < d.ow; ow++) {
-          float best = -INFINITY;
+          float best = -INFINITY; /* the first valid tap, then `v > best` tap by tap (a NaN first tap stays) */
+          bool first = true;
           for (int64_t kh = 0; kh < d.kh; kh++)
             for (int64_t kw = 0; kw < d.kw; kw++) {
               int64_t ih = oh * d.sh - d.ph + kh, iw = ow * d.sw - d.pw + kw;
-              if (ih >= 0 && ih < d.h && iw >= 0 && iw < d.w && x[(p * d.h + ih) * d.w + iw] > best)
-                best = x[(p * d.h + ih) * d.w + iw];
+              if (ih < 0 || ih >= d.h || iw < 0 || iw >= d.w) continue;
+              const float v = x[(p * d.h + ih) * d.w + iw];
+              if (first || v > best) best = v;
+              first = false;
             }
           want[(p * d.oh + oh) * d.ow + ow] = best;
         }
@@ -43,6 +51,21 @@ int main(void) {
       CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d threads %d %s differs", trial, t % 4 + 1,
                 t >= 4 ? "portable" : "dispatched");
     }
+    if (nnp_cpu_has_avx2_fma()) { /* the AVX2 rows and padded planes each, whichever the dispatch picks */
+      memset(got, 0, (size_t)ny * 4);
+      for (int64_t p = 0; p < d.planes; p++)
+        for (int64_t oh = 0; oh < d.oh; oh++)
+          nnp_maxpool_row_avx2(&d, x + p * d.h * d.w, oh, got + (p * d.oh + oh) * d.ow);
+      CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d AVX2 rows differ", trial);
+      if (nnp_maxpool_plane_avx2_fits(&d)) {
+        memset(got, 0, (size_t)ny * 4);
+        nnp_maxpool_planes_avx2(&d, x, got, 0, d.planes);
+        CHECK_MSG(memcmp(got, want, (size_t)ny * 4) == 0, "maxpool trial %d AVX2 planes differ", trial);
+        planes_checked++;
+      }
+    }
+    for (int64_t i = 0; i < nx; i++) /* the sums below want numbers */
+      if (isnan(x[i])) x[i] = 1.0f;
     /* AveragePool on the same windows, both divisor rules, end pads 0..2 past what the
      * window needs: against a double-summing oracle (the reference op's rule) */
     for (int incl = 0; incl < 2; incl++) {
@@ -106,5 +129,6 @@ int main(void) {
     nnp_free(got);
   }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  if (nnp_cpu_has_avx2_fma()) CHECK_MSG(planes_checked >= 60, "only %d trials reached the AVX2 planes", planes_checked);
   TEST_MAIN_END();
 }
