@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/dispatch.h"
+#include "kernels/pool.h"
 #include "kernels/softmax.h"
 #include "nnperf/alloc.h"
 #include "ops/fast_ops.h"
@@ -459,7 +460,47 @@ static nnp_status reduce_ref(nnp_op_ctx *ctx, red_kind k) {
                                     .min_outputs = 1, .max_outputs = 1,                   \
                                     .infer = infer_##sym, .ref = ref_##sym};
 
-REDUCE_OP(reduce_mean, "ReduceMean", RED_MEAN)
+/* float32 ReduceMean over the trailing axes (a CNN head's mean over H and W: mnasnet1_0,
+ * shufflenet_v2_x1_0) as GlobalAveragePool's rows over the pool: each output the mean of
+ * one contiguous block. The reference walks an odometer with a double per output, 0.09
+ * ms for mnasnet1_0's 1280 x 7 x 7 where the rows take a tenth of that. The rows sum in
+ * float (GlobalAveragePool's kernel, tested against a double oracle within 1e-6). */
+typedef struct fast_mean {
+  int64_t outer, inner;
+} fast_mean;
+
+static nnp_status fast_mean_run(void *p, nnp_op_ctx *ctx) {
+  const fast_mean *f = p;
+  nnp_global_avgpool(f->outer, f->inner, ctx->in[0]->data, ctx->out[0]->data, ctx->pool);
+  return NNP_OK;
+}
+
+static nnp_status prepare_reduce_mean(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  memset(out, 0, sizeof *out);
+  const nnp_tensor *x = ctx->in[0];
+  int orank;
+  int64_t odims[NNP_MAX_RANK];
+  red_plan p;
+  if (x->dtype != NNP_F32 || nnp_tensor_numel(x) == 0) return NNP_OK;
+  if (reduce_setup(ctx, reduce_input_opset(RED_MEAN), &orank, odims, &p) != NNP_OK) return NNP_OK;
+  if (!p.last_reduced || p.m > 2) return NNP_OK; /* not one kept block of reduced rows */
+  fast_mean *f = nnp_calloc(1, sizeof *f);
+  if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing ReduceMean");
+  f->inner = p.dims[p.m - 1];
+  f->outer = p.out_numel;
+  out->run = fast_mean_run;
+  out->destroy = nnp_free;
+  out->state = f;
+  out->name = "reduce_mean.rows";
+  return NNP_OK;
+}
+
+static nnp_status infer_reduce_mean(nnp_op_ctx *ctx) { return reduce_infer(ctx, RED_MEAN); }
+static nnp_status ref_reduce_mean(nnp_op_ctx *ctx) { return reduce_ref(ctx, RED_MEAN); }
+const nnp_op_info nnp_op_reduce_mean = {.name = "ReduceMean", .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,
+                                        .max_outputs = 1, .infer = infer_reduce_mean, .ref = ref_reduce_mean,
+                                        .prepare = prepare_reduce_mean};
 REDUCE_OP(reduce_sum, "ReduceSum", RED_SUM)
 REDUCE_OP(reduce_max, "ReduceMax", RED_MAX)
 REDUCE_OP(reduce_min, "ReduceMin", RED_MIN)
