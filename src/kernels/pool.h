@@ -29,14 +29,14 @@ void nnp_maxpool_row_portable(const nnp_pool2d_desc *d, const float *xp, int64_t
 void nnp_maxpool_row_avx2(const nnp_pool2d_desc *d, const float *xp, int64_t oh, float *yr);
 void nnp_maxpool_outputs_portable(const nnp_pool2d_desc *d, const float *xp, int64_t oh, int64_t o0, int64_t o1,
                                   float *yr);
-/* Whole planes at once, AVX2: planes [p0, p1) of x, each copied inside a border of -inf
- * (at most NNP_MAXPOOL_PLANE_FLOATS floats, on the stack) so that every output is a vector
- * lane; the same bits as the rows. For small padded planes, whose outputs are mostly
- * borders (pool_avx2.c says why). */
+/* Whole planes, AVX2: planes [p0, p1) of x, each copied a band of rows at a time inside
+ * a border of -inf (a buffer of NNP_MAXPOOL_PLANE_FLOATS floats on the stack) so that
+ * every output is a vector lane; the same bits as the rows. For padded planes, whose
+ * border outputs the rows leave to a per-output loop (pool_avx2.c says why). fits: strides
+ * 1 and 2, every window holding a valid tap, one output row's band fitting the buffer;
+ * pays: it fits, and over 1/16 of a row's outputs are borders. */
 #define NNP_MAXPOOL_PLANE_FLOATS 8192
 bool nnp_maxpool_plane_avx2_fits(const nnp_pool2d_desc *d);
-/* Whether it fits and pays: over a quarter of a row's outputs are borders the rows leave
- * to the per-output loop (on wider planes the copy costs more than it saves). */
 bool nnp_maxpool_plane_avx2_pays(const nnp_pool2d_desc *d);
 void nnp_maxpool_planes_avx2(const nnp_pool2d_desc *d, const float *x, float *y, int64_t p0, int64_t p1);
 /* uint8 (an INT8 graph's activations): the same windows, ties and padding rule */

@@ -15,6 +15,14 @@
 
 #include "kernels/pool.h"
 
+/* The planes take a pool where over 1 / BORDERS_OVER of a row's outputs are borders the
+ * rows leave to the per-output loop. A border output costs the loop about eight times a
+ * vector lane's share: resnet18's 112 x 112 pool has 8 border outputs in a row of 56 and
+ * they took 55% of its instructions (callgrind). Banded planes cut the pool's instructions
+ * 31.96M -> 18.34M there and 99.7M -> 58.4M on squeezenet1_0's (ceil_mode) pools; at one
+ * border in 73 (inception_v3's first pool) the copy costs about what it saves. */
+enum { BORDERS_OVER = 16 };
+
 /* Eight consecutive outputs of stride S from column c of row r: r[c], r[c+S], ... */
 static inline __m256 load_strided(const float *r, const int S) {
   if (S == 1) return _mm256_loadu_ps(r);
@@ -69,12 +77,13 @@ void nnp_maxpool_row_avx2(const nnp_pool2d_desc *d, const float *xp, int64_t oh,
   nnp_maxpool_outputs_portable(d, xp, oh, done, d->ow, yr);
 }
 
-/* ---- MaxPool on small planes ----
- * Why: on a 7x7 or 14x14 plane with padding most outputs are border outputs, which the
- * rows above leave to the per-output loop: googlenet's 3x3 stride-1 pools over 832 x
- * 7 x 7 took 0.21 ms (none of their outputs vectorised) and its 13 pools 3.6 ms against
- * ONNX Runtime's 0.8 (docs/kernels.md). Here each plane is first copied inside a border
- * of -inf, so every output is a vector lane. The bits stay the reference's: -inf never
+/* ---- MaxPool on padded planes ----
+ * Why: where a plane has padding (or ceil_mode windows past its end) the rows above
+ * leave the border outputs to the per-output loop, and on 7x7 and 14x14 planes those are
+ * most of a row (none vectorised at 7 wide): googlenet's 3x3 stride-1 pools over 832 x
+ * 7 x 7 took 0.21 ms and its 13 pools 3.2 ms against ONNX Runtime's 0.83
+ * (docs/kernels.md). Here a plane is copied, a band of rows at a time, inside a border of
+ * -inf, so that every output is a vector lane. The bits stay the reference's: -inf never
  * wins `v > best` (not even over a NaN), so a padded tap changes nothing, provided each
  * lane starts from its window's first valid tap, as the reference's: a window's first
  * valid row is the row loop's first, and its first valid column is the window's own
@@ -88,11 +97,16 @@ static int64_t padded_width(const nnp_pool2d_desc *d) {
   return reach > row ? reach : row;
 }
 
+/* Output rows per band: the most whose input rows fit the buffer */
+static int64_t band_outputs(const nnp_pool2d_desc *d, int64_t wp) {
+  return (NNP_MAXPOOL_PLANE_FLOATS / wp - d->kh) / d->sh + 1;
+}
+
 bool nnp_maxpool_plane_avx2_fits(const nnp_pool2d_desc *d) {
   if ((d->sw != 1 && d->sw != 2) || d->kw <= d->pw || d->kh <= d->ph) return false;
   /* every window holds a valid tap: the last ones start inside the input */
   if ((d->ow - 1) * d->sw - d->pw >= d->w || (d->oh - 1) * d->sh - d->ph >= d->h) return false;
-  return d->h * padded_width(d) <= NNP_MAXPOOL_PLANE_FLOATS;
+  return d->kh * padded_width(d) <= NNP_MAXPOOL_PLANE_FLOATS; /* a band of one output row */
 }
 
 bool nnp_maxpool_plane_avx2_pays(const nnp_pool2d_desc *d) {
@@ -100,16 +114,18 @@ bool nnp_maxpool_plane_avx2_pays(const nnp_pool2d_desc *d) {
   if (!nnp_maxpool_plane_avx2_fits(d)) return false;
   if (!row_vector_span(d, &lo, &o1)) return true;
   const int64_t vectorised = (o1 - lo) / 8 * 8;
-  return 4 * (d->ow - vectorised) > d->ow; /* over a quarter of each row left to the per-output loop */
+  return BORDERS_OVER * (d->ow - vectorised) > d->ow;
 }
 
-static inline __attribute__((always_inline)) void plane_rows(const nnp_pool2d_desc *d, const float *buf,
-                                                             int64_t wp, __m256 first_mask, __m256i tail_mask,
-                                                             float *yp, const int S) {
-  for (int64_t oh = 0; oh < d->oh; oh++) {
+/* Output rows [oh0, oh1) from buf, which holds input rows from row0 on, wp floats apart */
+static inline __attribute__((always_inline)) void band_rows(const nnp_pool2d_desc *d, const float *buf, int64_t wp,
+                                                            int64_t row0, int64_t oh0, int64_t oh1,
+                                                            __m256 first_mask, __m256i tail_mask, float *yp,
+                                                            const int S) {
+  for (int64_t oh = oh0; oh < oh1; oh++) {
     int64_t h0, h1;
     nnp_pool_taps(oh, d->sh, d->ph, d->kh, d->h, &h0, &h1);
-    const float *top = buf + (oh * d->sh - d->ph + h0) * wp; /* the windows' first valid row */
+    const float *top = buf + (oh * d->sh - d->ph + h0 - row0) * wp; /* the windows' first valid row */
     float *yr = yp + oh * d->ow;
     for (int64_t o = 0; o < d->ow; o += 8) {
       __m256 best = load_strided(top + o * S, S);
@@ -124,10 +140,27 @@ static inline __attribute__((always_inline)) void plane_rows(const nnp_pool2d_de
   }
 }
 
+/* One plane, band by band: each band's input rows copied into buf's rows (whose borders
+ * hold -inf), then its output rows */
+static void plane_bands(const nnp_pool2d_desc *d, const float *xp, float *yp, float *buf, int64_t wp,
+                        __m256 first_mask, __m256i tail_mask) {
+  const int64_t per = band_outputs(d, wp);
+  for (int64_t oh0 = 0; oh0 < d->oh; oh0 += per) {
+    const int64_t oh1 = oh0 + per < d->oh ? oh0 + per : d->oh;
+    int64_t r0 = oh0 * d->sh - d->ph, r1 = (oh1 - 1) * d->sh - d->ph + d->kh;
+    r0 = r0 < 0 ? 0 : r0;
+    r1 = r1 > d->h ? d->h : r1;
+    for (int64_t r = r0; r < r1; r++)
+      memcpy(buf + (r - r0) * wp + d->pw, xp + r * d->w, (size_t)d->w * sizeof(float));
+    if (d->sw == 1) band_rows(d, buf, wp, r0, oh0, oh1, first_mask, tail_mask, yp, 1);
+    else band_rows(d, buf, wp, r0, oh0, oh1, first_mask, tail_mask, yp, 2);
+  }
+}
+
 void nnp_maxpool_planes_avx2(const nnp_pool2d_desc *d, const float *x, float *y, int64_t p0, int64_t p1) {
   float buf[NNP_MAXPOOL_PLANE_FLOATS] __attribute__((aligned(32)));
-  const int64_t wp = padded_width(d);
-  for (int64_t r = 0; r < d->h; r++) {
+  const int64_t wp = padded_width(d), rows = NNP_MAXPOOL_PLANE_FLOATS / wp;
+  for (int64_t r = 0; r < rows; r++) {
     float *row = buf + r * wp;
     for (int64_t i = 0; i < d->pw; i++) row[i] = -INFINITY;
     for (int64_t i = d->pw + d->w; i < wp; i++) row[i] = -INFINITY;
@@ -139,13 +172,8 @@ void nnp_maxpool_planes_avx2(const nnp_pool2d_desc *d, const float *x, float *y,
   }
   const __m256 first_mask = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)first));
   const __m256i tail_mask = _mm256_loadu_si256((const __m256i *)tail);
-  for (int64_t pl = p0; pl < p1; pl++) {
-    const float *xp = x + pl * d->h * d->w;
-    for (int64_t r = 0; r < d->h; r++) memcpy(buf + r * wp + d->pw, xp + r * d->w, (size_t)d->w * sizeof(float));
-    float *yp = y + pl * d->oh * d->ow;
-    if (d->sw == 1) plane_rows(d, buf, wp, first_mask, tail_mask, yp, 1);
-    else plane_rows(d, buf, wp, first_mask, tail_mask, yp, 2);
-  }
+  for (int64_t pl = p0; pl < p1; pl++)
+    plane_bands(d, x + pl * d->h * d->w, y + pl * d->oh * d->ow, buf, wp, first_mask, tail_mask);
 }
 
 /* ---- AveragePool rows ----

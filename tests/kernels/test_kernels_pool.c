@@ -20,6 +20,11 @@ int main(void) {
     d.pw = kt_int(0, d.kw - 1);
     d.h = kt_int(d.kh, 17);
     d.w = kt_int(d.kw, trial % 2 ? 19 : 70); /* wide rows: the AVX2 rows' stride-2 vectors need 16 + kw columns */
+    if (trial % 10 == 9) { /* planes larger than the AVX2 planes' buffer: they go band by band */
+      d.planes = kt_int(1, 2);
+      d.h = kt_int(40, 120);
+      d.w = kt_int(200, 400);
+    }
     d.oh = (d.h + 2 * d.ph - d.kh) / d.sh + 1 + (trial % 3 == 0); /* sometimes a ceil_mode extra window */
     d.ow = (d.w + 2 * d.pw - d.kw) / d.sw + 1;
     int64_t nx = d.planes * d.h * d.w, ny = d.planes * d.oh * d.ow;
