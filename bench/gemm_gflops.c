@@ -1,7 +1,8 @@
 /* bench_gemm_gflops: this CPU's measured FP32 FMA peak against the packed SGEMM's
  * achieved GFLOP/s, on 1 and N threads, over shapes taken from real convolutions.
  * Peak: bench/fma_peak.h (AVX2 and, where present, AVX-512 FMA chains). Prints ratios;
- * asserts nothing (a shared machine is noisy). Usage: bench_gemm_gflops [threads] */
+ * asserts nothing (a shared machine is noisy). Usage: bench_gemm_gflops [threads [M N K]]
+ * (M N K: that shape alone, in place of the list). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -54,7 +55,13 @@ int main(int argc, char **argv) {
       {"resnet18 conv3x3 256ch 14x14", 256, 196, 2304},
       {"mobilenet_v2 1x1 96->24 56x56", 24, 3136, 96},
       {"fc 1280->1000, batch 1", 1, 1000, 1280},
+      {"vit_b_16 qkv 197 tokens", 197, 2304, 768},
+      {"vit_b_16 mlp 768->3072", 197, 3072, 768},
+      {"vit_b_16 mlp 3072->768", 197, 768, 3072},
+      {"squeezenet1_0 1x1 512->1000 13x13", 1000, 169, 512},
   };
+  const bool one = argc == 5;
+  const int64_t oM = one ? atoll(argv[2]) : 0, oN = one ? atoll(argv[3]) : 0, oK = one ? atoll(argv[4]) : 0;
   for (int t = 1; t <= threads; t += (threads > 1 ? threads - 1 : 1)) {
     nnp_threadpool *tp = NULL;
     if (t > 1 && nnp_threadpool_create(t, &tp) != NNP_OK) return 1;
@@ -62,10 +69,11 @@ int main(int argc, char **argv) {
     printf("\nthreads %d: measured FMA peak %.1f GFLOP/s AVX2, %.1f GFLOP/s AVX-512 (0: absent)\n", t, peak,
            peak512);
     printf("  %-40s %8s %8s %8s\n", "shape (M x N x K)", "GFLOP/s", "of peak", "");
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-      double g = gemm_gflops(shapes[i].M, shapes[i].N, shapes[i].K, tp);
-      printf("  %-40s %8.1f %7.0f%%   (%lldx%lldx%lld)\n", shapes[i].what, g, 100.0 * g / peak,
-             (long long)shapes[i].M, (long long)shapes[i].N, (long long)shapes[i].K);
+    for (size_t i = 0; i < (one ? 1 : sizeof shapes / sizeof shapes[0]); i++) {
+      const int64_t M = one ? oM : shapes[i].M, N = one ? oN : shapes[i].N, K = one ? oK : shapes[i].K;
+      double g = gemm_gflops(M, N, K, tp);
+      printf("  %-40s %8.1f %7.0f%%   (%lldx%lldx%lld)\n", one ? "asked" : shapes[i].what, g, 100.0 * g / peak,
+             (long long)M, (long long)N, (long long)K);
     }
     nnp_threadpool_destroy(tp);
   }
