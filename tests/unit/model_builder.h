@@ -273,6 +273,14 @@ MB_FN Onnx__TensorProto *mb_init_f32(Onnx__ModelProto *m, const char *name, int 
   return mb_init(m, t);
 }
 
+/* A 1-D int64 initializer of n values (raw_data): Slice's starts, Pad's pads, axes. */
+MB_FN Onnx__TensorProto *mb_init_i64(Onnx__ModelProto *m, const char *name, int n, const int64_t *v) {
+  const int64_t len = n;
+  Onnx__TensorProto *t = mb_tensor(name, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, &len);
+  mb_raw_data(t, (size_t)n * sizeof *v, v);
+  return mb_init(m, t);
+}
+
 MB_FN uint8_t *mb_pack(const Onnx__ModelProto *m, size_t *size) {
   size_t n = onnx__model_proto__get_packed_size(m);
   uint8_t *buf = mb_alloc(n);

@@ -28,20 +28,13 @@ static int64_t rnd(int64_t lo, int64_t hi) {
   return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
 }
 
-static void i64_init(Onnx__ModelProto *m, const char *name, int n, const int64_t *v) {
-  const int64_t len = n;
-  Onnx__TensorProto *t = mb_tensor(name, I64, 1, &len);
-  mb_raw_data(t, (size_t)n * sizeof *v, v);
-  mb_init(m, t);
-}
-
 /* ReduceMean of x (rank, dims) over n axes (n 0: all); fast: whether the rows should run */
 static void mean_case(int opset, int rank, const int64_t *dims, int n, const int64_t *axes, int keepdims, bool fast) {
   Onnx__ModelProto *m = mb_model(opset);
   mb_input(m, "x", F32, rank, dims);
   Onnx__NodeProto *node;
   if (opset >= 18 && n > 0) {
-    i64_init(m, "axes", n, axes);
+    mb_init_i64(m, "axes", n, axes);
     node = mb_node(m, "ReduceMean", "r", "x,axes", "y");
   } else {
     node = mb_node(m, "ReduceMean", "r", "x", "y");
@@ -91,7 +84,7 @@ static void mean_cases(void) {
 static void pad_case(int rank, const int64_t *dims, const int64_t *pads, const char *mode, int elem) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", elem, rank, dims);
-  i64_init(m, "pads", 2 * rank, pads);
+  mb_init_i64(m, "pads", 2 * rank, pads);
   mb_attr_string(mb_node(m, "Pad", "p", "x,pads", "y"), "mode", mode);
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);

@@ -46,13 +46,6 @@ static void one_case(int rank, const int64_t *dims, const int64_t *perm, int ele
   mb_reset();
 }
 
-static void i64_init(Onnx__ModelProto *m, const char *name, int n, const int64_t *v) {
-  const int64_t len = n;
-  Onnx__TensorProto *t = mb_tensor(name, I64, 1, &len);
-  mb_raw_data(t, (size_t)n * sizeof *v, v);
-  mb_init(m, t);
-}
-
 /* What a Slice or Gather case expects from 2 threads and 32 KB of output: the pooled
  * copy (1), the reference (0: a contiguous block under 256 KB is one memcpy there), or
  * either (-1: random cases, whose contiguity the test does not work out) */
@@ -73,10 +66,10 @@ static void slice_case(int rank, const int64_t *dims, int n, const int64_t *star
                        const int64_t *axes, const int64_t *steps, int elem, int pooled) {
   Onnx__ModelProto *m = mb_model(13);
   mb_input(m, "x", elem, rank, dims);
-  i64_init(m, "starts", n, starts);
-  i64_init(m, "ends", n, ends);
-  i64_init(m, "axes", n, axes);
-  i64_init(m, "steps", n, steps);
+  mb_init_i64(m, "starts", n, starts);
+  mb_init_i64(m, "ends", n, ends);
+  mb_init_i64(m, "axes", n, axes);
+  mb_init_i64(m, "steps", n, steps);
   mb_node(m, "Slice", "s", "x,starts,ends,axes,steps", "y");
   mb_output(m, "y", elem);
   nnp_graph *g = pr_load(m);
