@@ -228,12 +228,23 @@ static void strided_rows(fast_transpose *f, const nnp_tensor *x, const nnp_tenso
   out->name = name;
 }
 
+/* strided_rows for a Slice's or Gather's view, which takes f; a contiguous view under
+ * CONTIGUOUS_POOLED bytes is left to the reference's memcpy (out->run stays NULL) */
+static void view_rows(fast_transpose *f, const nnp_tensor *x, const nnp_tensor *y, int64_t threads, const char *name,
+                      nnp_fast_kernel *out) {
+  if (contiguous_view(f, y) && nnp_tensor_nbytes(y) < CONTIGUOUS_POOLED) {
+    nnp_free(f);
+    return;
+  }
+  strided_rows(f, x, y, threads, name, out);
+}
+
 static nnp_status prepare_transpose(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   (void)generic;
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   const int64_t threads = nnp_threadpool_threads(ctx->pool);
-  if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || x->rank < 2) return NNP_OK;
+  if (!nnp_pooled_copy_pays(ctx) || x->rank < 2) return NNP_OK;
   fast_transpose *f = nnp_calloc(1, sizeof *f);
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a Transpose");
   const nnp_status st = transpose_strides(ctx, f->str);
@@ -513,7 +524,7 @@ static nnp_status prepare_slice(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *y = ctx->out[0];
   const int64_t threads = nnp_threadpool_threads(ctx->pool);
-  if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || x->rank < 2) return NNP_OK;
+  if (!nnp_pooled_copy_pays(ctx) || x->rank < 2) return NNP_OK;
   slice_plan p;
   if (slice_plan_make(ctx, x, &p) != NNP_OK) return NNP_OK; /* the reference reports it */
   fast_transpose *f = nnp_calloc(1, sizeof *f);
@@ -524,11 +535,7 @@ static nnp_status prepare_slice(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
     f->x_off += p.start[i] * xs[i];
     f->str[i] = xs[i] * p.step[i];
   }
-  if (contiguous_view(f, y) && nnp_tensor_nbytes(y) < CONTIGUOUS_POOLED) {
-    nnp_free(f);
-    return NNP_OK;
-  }
-  strided_rows(f, x, y, threads, "slice.rows", out);
+  view_rows(f, x, y, threads, "slice.rows", out);
   return NNP_OK;
 }
 
@@ -638,7 +645,7 @@ static nnp_status prepare_gather(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0], *ind = ctx->in[1], *y = ctx->out[0];
   const int64_t threads = nnp_threadpool_threads(ctx->pool);
-  if (threads < 2 || nnp_tensor_nbytes(y) < (32 << 10) || !ind->data || nnp_tensor_numel(ind) != 1 || ind->rank > 1)
+  if (!nnp_pooled_copy_pays(ctx) || !ind->data || nnp_tensor_numel(ind) != 1 || ind->rank > 1)
     return NNP_OK;
   int axis;
   if (nnp_norm_axis(nnp_attr_int(ctx->node, "axis", 0), x->rank, "attribute 'axis'", &axis) != NNP_OK) {
@@ -661,11 +668,7 @@ static nnp_status prepare_gather(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
     }
     f->str[r++] = xs[i];
   }
-  if (contiguous_view(f, y) && nnp_tensor_nbytes(y) < CONTIGUOUS_POOLED) {
-    nnp_free(f);
-    return NNP_OK;
-  }
-  strided_rows(f, y, y, threads, "gather.rows", out);
+  view_rows(f, y, y, threads, "gather.rows", out);
   return NNP_OK;
 }
 

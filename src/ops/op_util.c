@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "util/threadpool.h"
+
 void nnp_set_shape(nnp_tensor *t, nnp_dtype dt, int rank, const int64_t *dims) {
   t->dtype = dt;
   t->rank = rank;
@@ -120,4 +122,8 @@ bool nnp_dtype_is_int(nnp_dtype dt) {
     case NNP_I64: case NNP_U64: return true;
     default: return false;
   }
+}
+
+bool nnp_pooled_copy_pays(const nnp_op_ctx *ctx) {
+  return nnp_threadpool_threads(ctx->pool) >= 2 && nnp_tensor_nbytes(ctx->out[0]) >= (32 << 10);
 }

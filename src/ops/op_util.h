@@ -47,6 +47,11 @@ nnp_status nnp_input_floats(const nnp_op_ctx *c, int i, float *vals, int max, in
  * NNP_UNDEFINED). */
 nnp_status nnp_check_dtype(const nnp_tensor *t, const char *what, ...);
 
+/* Whether an op that copies (Transpose, Slice, Gather, Pad rows) should split its
+ * output over ctx's pool: 2 threads or more and an output of 32 KB or more. Below that a
+ * pool run costs more than the copy (ops/movement.c). */
+bool nnp_pooled_copy_pays(const nnp_op_ctx *ctx);
+
 bool nnp_dtype_is_float(nnp_dtype dt);
 bool nnp_dtype_is_int(nnp_dtype dt);
 

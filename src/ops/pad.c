@@ -289,7 +289,7 @@ static nnp_status run_fast_pad(void *state, nnp_op_ctx *c) {
   pad_job j;
   int64_t rows;
   NNP_TRY(pad_job_make(c, true, &j, &rows));
-  if (rows == 1 && j.rank == 1 && unpadded(&j.p, 0))
+  if (j.rank == 1 && unpadded(&j.p, 0)) /* merged whole: one row */
     nnp_threadpool_run(c->pool, copy_range, &j, ((int64_t)j.es * j.p.out[0] + COPY_CHUNK - 1) / COPY_CHUNK);
   else if (rows > 0) nnp_threadpool_run(c->pool, pad_range, &j, rows);
   return NNP_OK;
@@ -298,7 +298,7 @@ static nnp_status run_fast_pad(void *state, nnp_op_ctx *c) {
 static nnp_status prepare_pad(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
   (void)generic;
   memset(out, 0, sizeof *out);
-  if (nnp_threadpool_threads(ctx->pool) < 2 || nnp_tensor_nbytes(ctx->out[0]) < (32 << 10)) return NNP_OK;
+  if (!nnp_pooled_copy_pays(ctx)) return NNP_OK;
   out->run = run_fast_pad;
   out->name = "pad.rows";
   return NNP_OK;
