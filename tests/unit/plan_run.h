@@ -81,6 +81,13 @@ MB_FN bool pr_pooled_copy(const char *kernel, int threads, size_t bytes, const v
   return pooled == !strcmp(kernel, (const char *)name);
 }
 
+/* A seeded draw from [lo, hi] (a 64-bit LCG's high bits): each test keeps its own state,
+ * so its random cases are the same every run. */
+MB_FN int64_t pr_rnd(uint64_t *state, int64_t lo, int64_t hi) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return lo + (int64_t)((*state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
 /* The largest |a - b| / (1 + |b|) over n floats. */
 MB_FN double pr_max_rel(const float *a, const float *b, size_t n) {
   double m = 0;

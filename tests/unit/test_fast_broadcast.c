@@ -23,10 +23,7 @@
 #define BOOL ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
 
 static uint64_t rs = 2024;
-static int64_t rnd(int64_t lo, int64_t hi) {
-  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
-  return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
-}
+static int64_t rnd(int64_t lo, int64_t hi) { return pr_rnd(&rs, lo, hi); }
 
 /* The pooled rows (a kernel name ending .rows), or for Add and Mul (arg true) any fast
  * kernel: eltwise.c's take the shapes they can */

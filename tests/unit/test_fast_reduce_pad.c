@@ -23,10 +23,7 @@
 #define U8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
 
 static uint64_t rs = 91;
-static int64_t rnd(int64_t lo, int64_t hi) {
-  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
-  return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
-}
+static int64_t rnd(int64_t lo, int64_t hi) { return pr_rnd(&rs, lo, hi); }
 
 /* ReduceMean of x (rank, dims) over n axes (n 0: all); fast: whether the rows should run */
 static void mean_case(int opset, int rank, const int64_t *dims, int n, const int64_t *axes, int keepdims, bool fast) {

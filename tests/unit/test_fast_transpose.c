@@ -26,10 +26,7 @@
 #define U8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
 
 static uint64_t rs = 77;
-static int64_t rnd(int64_t lo, int64_t hi) {
-  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
-  return lo + (int64_t)((rs >> 33) % (uint64_t)(hi - lo + 1));
-}
+static int64_t rnd(int64_t lo, int64_t hi) { return pr_rnd(&rs, lo, hi); }
 
 static void one_case(int rank, const int64_t *dims, const int64_t *perm, int elem) {
   Onnx__ModelProto *m = mb_model(13);
