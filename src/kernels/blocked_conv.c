@@ -20,6 +20,7 @@ typedef struct reorder_ctx {
   float *y;
   int64_t c, hw, cb, chunks;
   bool to_blocked;
+  bool avx2; /* whole blocks by nnp_to_blocked_avx2 / nnp_from_blocked_avx2 */
 } reorder_ctx;
 
 static void reorder_chunks(void *p, int64_t begin, int64_t end) {
@@ -30,7 +31,10 @@ static void reorder_chunks(void *p, int64_t begin, int64_t end) {
     const int64_t lanes = r->c - b * NNP_BLOCK < NNP_BLOCK ? r->c - b * NNP_BLOCK : NNP_BLOCK;
     const int64_t blk = (i * r->cb + b) * r->hw * NNP_BLOCK; /* the block in the blocked tensor */
     const int64_t pl = (i * r->c + b * NNP_BLOCK) * r->hw;   /* its first plane in the NCHW one */
-    if (r->to_blocked) {
+    if (lanes == NNP_BLOCK && r->avx2) {
+      if (r->to_blocked) nnp_to_blocked_avx2(r->x + pl, r->hw, r->y + blk, p0, p1);
+      else nnp_from_blocked_avx2(r->x + blk, r->hw, r->y + pl, p0, p1);
+    } else if (r->to_blocked) {
       float *yb = r->y + blk;
       if (lanes < NNP_BLOCK) memset(yb + p0 * NNP_BLOCK, 0, (size_t)((p1 - p0) * NNP_BLOCK) * sizeof *yb);
       for (int64_t l = 0; l < lanes; l++) {
@@ -49,7 +53,7 @@ static void reorder_chunks(void *p, int64_t begin, int64_t end) {
 
 static void reorder(const float *x, float *y, int64_t n, int64_t c, int64_t hw, bool to_blocked, nnp_threadpool *tp) {
   reorder_ctx r = {.x = x, .y = y, .c = c, .hw = hw, .cb = nnp_blocks(c), .chunks = (hw + REORDER_PX - 1) / REORDER_PX,
-                   .to_blocked = to_blocked};
+                   .to_blocked = to_blocked, .avx2 = nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) >= NNP_ISA_AVX2};
   nnp_threadpool_run(tp, reorder_chunks, &r, n * r.cb * r.chunks);
 }
 
@@ -101,6 +105,18 @@ bool nnp_bconv_groups_fit(const nnp_conv2d_desc *d) {
   return group_span(d) * NNP_BLOCK <= 4 * (d->c / d->group);
 }
 
+/* AVX2 (bench_conv_layers 1 1 "" auto|blocked, AMD EPYC Zen 3): the 6-pixel tile ran
+ * grouped layers whose groups are whole blocks at 75-88% of the FMA peak, where the NCHW
+ * direct kernel ran them at 31-72% (RegNet's 16-wide groups at stride 2 1.5-2.0x faster,
+ * ResNeXt's 16- and 32-wide 1.3x). Groups of 4 and 8 channels are dense over a block of
+ * mostly zero weights (0.55-1.8x), and dense layers lost to the GEMM (1x1 over many
+ * channels 1.25-1.7x: each tile streams all of its block's weights), to Winograd
+ * (1.5-2x) and the depthwise kernel (1.2-1.7x), so they stay NCHW. */
+bool nnp_bconv_avx2_pays(const nnp_conv2d_desc *d) {
+  const bool dw = d->group == d->c && d->group == d->m;
+  return d->group > 1 && !dw && (d->c / d->group) % NNP_BLOCK == 0 && (d->m / d->group) % NNP_BLOCK == 0;
+}
+
 nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const float *bias, int act, float act_min,
                              float act_max, bool generic, nnp_bconv_kernel **out) {
   *out = NULL;
@@ -114,6 +130,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   k->d = *d;
   k->depthwise = dw;
   k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
+  k->avx2 = !k->generic && nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) == NNP_ISA_AVX2;
   const bool grouped = !dw && d->group > 1;
   const int64_t cg = dw ? d->c : d->c / d->group, mg = d->m / d->group; /* a group's inputs and outputs */
   k->cb_x = nnp_blocks(d->c);
@@ -152,7 +169,7 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
     nnp_bconv_destroy(k);
     return nnp_error(NNP_ERR_NOMEM, "out of memory packing blocked conv weights");
   }
-  if (!dw && !k->generic && (d->sw == 1 || d->sw == 2) &&
+  if (!dw && !k->generic && !k->avx2 && (d->sw == 1 || d->sw == 2) &&
       (2 * d->ow <= NNP_BCONV_WIDE_PX || (d->ow <= NNP_BCONV_WIDE_PX && taps == 1))) {
     /* a chunk's weights for two output blocks in half of the 48 KB L1 (3x3: one input
      * block, 18 KB; 1x1: twelve); a block pair whose weights fit whole is left alone.
@@ -195,6 +212,7 @@ void nnp_bconv_destroy(nnp_bconv_kernel *k) {
 
 bool nnp_bconv_generic(const nnp_bconv_kernel *k) { return k->generic; }
 bool nnp_bconv_depthwise(const nnp_bconv_kernel *k) { return k->depthwise; }
+bool nnp_bconv_avx2(const nnp_bconv_kernel *k) { return k->avx2; }
 bool nnp_bconv_winograd(const nnp_bconv_kernel *k) { return k->wino != NULL; }
 
 /* Bias, residual, activation; the lanes past m are stored as 0 (act(0) need not be 0:
@@ -330,6 +348,7 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     float *y = c->y + n * ys;
     if (k->depthwise) {
       if (k->generic) nnp_bconv_dw_row_generic(k, x, y, r, gi, oh);
+      else if (k->avx2) nnp_bconv_dw_row_avx2(k, x, y, r, gi, oh);
       else if (c->dw_plane) nnp_bconv_dw_plane_avx512(k, x, y, r, gi);
       else if (c->dw2 && oh + 1 < d->oh) nnp_bconv_dw_rows2_avx512(k, x, y, r, gi, oh);
       else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh); /* one row, or a pair's lone last row */
@@ -340,6 +359,8 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     x = group_input(k, x, ob);
     if (k->generic) {
       for (int b = 0; b < nb; b++) nnp_bconv_dense_row_generic(k, x, y, r, ob + b, oh);
+    } else if (k->avx2) {
+      nnp_bconv_dense_row_avx2(k, x, y, r, ob, nb, oh);
     } else {
       nnp_bconv_dense_row_avx512(k, x, y, r, ob, nb, oh, oh + c->rows <= d->oh ? c->rows : 1);
     }
@@ -357,11 +378,12 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
   }
   run_ctx c = {.k = k, .x = x, .r = residual, .y = y, .groups = k->depthwise ? k->cb : (k->mb + k->step - 1) / k->step,
                .rows = 1};
-  if (!k->depthwise && !k->generic && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
-  if (k->depthwise && !k->generic && nnp_bconv_dw_plane_fits(k)) {
+  const bool avx512 = !k->generic && !k->avx2; /* the AVX-512 file's two-row and plane tasks */
+  if (!k->depthwise && avx512 && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
+  if (k->depthwise && avx512 && nnp_bconv_dw_plane_fits(k)) {
     c.rows = (int)d->oh; /* a task per plane */
     c.dw_plane = true;
-  } else if (k->depthwise && !k->generic && d->sh == 1 && d->dh == 1 && d->dw == 1) {
+  } else if (k->depthwise && avx512 && d->sh == 1 && d->dh == 1 && d->dw == 1) {
     /* two rows per task, sharing their input rows' loads: EfficientNet-Lite0's stride-1
      * depthwise layers on 112x112 to 28x28 planes 14-22% faster; at stride 2 (7 of 10
      * input rows for a 5x5) it measured -4% to +8%, so those keep one row */

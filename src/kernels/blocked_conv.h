@@ -42,6 +42,10 @@ typedef struct nnp_bconv_kernel nnp_bconv_kernel;
  * groups of whole blocks (the kernel windows are checked apart: nnp_conv2d_read_window). */
 bool nnp_bconv_groups_fit(const nnp_conv2d_desc *d);
 
+/* Whether the AVX2 tiles beat the NCHW kernels on convolution d, so that the layout pass
+ * blocks it on an AVX2-only CPU (blocked_conv.c says what was measured). */
+bool nnp_bconv_avx2_pays(const nnp_conv2d_desc *d);
+
 /* d: the convolution in NCHW terms (real channel counts c and m); its grouping must fit
  * (nnp_bconv_groups_fit; NNP_ERR_UNSUPPORTED otherwise). w: m x c/group x kh x kw; bias: m
  * floats or NULL. Both are copied. act, act_min, act_max: the epilogue's activation
@@ -52,6 +56,8 @@ void nnp_bconv_destroy(nnp_bconv_kernel *k);
 /* Whether the portable kernel runs (asked for, or no AVX-512F). */
 bool nnp_bconv_generic(const nnp_bconv_kernel *k);
 bool nnp_bconv_depthwise(const nnp_bconv_kernel *k);
+/* Whether the AVX2 tiles run (the dispatch table's pick where AVX-512F is missing). */
+bool nnp_bconv_avx2(const nnp_bconv_kernel *k);
 /* Whether it runs as Winograd F(2x2, 3x3) (kernels/winograd.h). */
 bool nnp_bconv_winograd(const nnp_bconv_kernel *k);
 /* Bytes of workspace nnp_bconv_run needs (Winograd's transformed tiles; 0 otherwise). */

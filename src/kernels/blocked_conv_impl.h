@@ -8,6 +8,7 @@
 struct nnp_bconv_kernel {
   nnp_conv2d_desc d;
   bool depthwise, generic;
+  bool avx2;      /* the AVX2 tiles (blocked_conv_avx2.c): one shape, none of the AVX-512 file's variants */
   int64_t cb, mb; /* input blocks one output block reads (grouped: its group's), output blocks */
   int64_t cb_x;   /* input channel blocks of the tensor: an image's stride (cb, but for groups) */
   int64_t *in0;   /* grouped: the first of the cb input blocks output block ob reads (mb entries); NULL otherwise */
@@ -34,6 +35,17 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
                                 int nb, int64_t oh, int rows);
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh);
+/* The AVX2 rows (blocked_conv_avx2.c): one output row oh of output blocks [ob, ob + nb),
+ * or of depthwise channel block cb. */
+void nnp_bconv_dense_row_avx2(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                              int nb, int64_t oh);
+void nnp_bconv_dw_row_avx2(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                           int64_t oh);
+/* Pixels [p0, p1) of one whole channel block (16 real channels) between planes, its 16
+ * NCHW planes of hw pixels, and blk, the block in NCHW16c: 8 x 8 transposes in YMMs
+ * (blocked_conv_avx2.c). */
+void nnp_to_blocked_avx2(const float *planes, int64_t hw, float *blk, int64_t p0, int64_t p1);
+void nnp_from_blocked_avx2(const float *blk, int64_t hw, float *planes, int64_t p0, int64_t p1);
 /* Output rows oh and oh + 1 (both < d.oh) of channel block cb, no dilation. */
 void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                                int64_t oh);

@@ -18,6 +18,7 @@ nnp_status nnp_bconv_nchw_prepare(const nnp_conv2d_desc *d, const float *w, cons
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
   k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
+  k->avx2 = !k->generic && nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) == NNP_ISA_AVX2;
   k->mb = nnp_blocks(d->m);
   k->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
   const int64_t taps = d->kh * d->kw;
@@ -98,6 +99,7 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     const float *x = c->x + n * xs, *r = c->r ? c->r + n * ys : NULL;
     float *y = c->y + n * ys;
     if (k->generic) nnp_bconv_nchw_row_generic(k, x, y, r, ob, nb, oh);
+    else if (k->avx2) nnp_bconv_nchw_row_avx2(k, x, y, r, ob, nb, oh);
     else nnp_bconv_nchw_row_avx512(k, x, y, r, ob, nb, oh);
   }
 }

@@ -26,6 +26,7 @@
 typedef struct nnp_bconv_nchw_kernel {
   nnp_conv2d_desc d;
   bool generic;
+  bool avx2;       /* the AVX2 tile (blocked_conv_nchw_in_avx2.c) in place of the AVX-512 one */
   int64_t mb;      /* output channel blocks */
   float *w;        /* packed weights, 64-byte aligned */
   float *bias;     /* mb * 16 floats, zero past m */
@@ -43,10 +44,12 @@ void nnp_bconv_nchw_run(const nnp_bconv_nchw_kernel *k, const float *x, float *y
                         nnp_threadpool *tp);
 
 /* One output row oh of one image, output blocks [ob, ob + nb) (nb 1 or 2); x, y, r point
- * at the image. The generic one is the oracle of the AVX-512 one. */
+ * at the image. The generic one is the oracle of the AVX-512 and AVX2 ones. */
 void nnp_bconv_nchw_row_generic(const nnp_bconv_nchw_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                 int nb, int64_t oh);
 void nnp_bconv_nchw_row_avx512(const nnp_bconv_nchw_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                int nb, int64_t oh);
+void nnp_bconv_nchw_row_avx2(const nnp_bconv_nchw_kernel *k, const float *x, float *y, const float *r, int64_t ob,
+                             int nb, int64_t oh);
 
 #endif

@@ -1,5 +1,5 @@
 /* Blocked MaxPool and AveragePool (kernels/blocked_pool.h): the thread split and the portable C rows;
- * on AVX-512 CPUs each row is blocked_pool_avx512.c's. The C rows, built for baseline
+ * on AVX-512 CPUs each row is blocked_pool_avx512.c's, on AVX2 ones blocked_pool_avx2.c's. The C rows, built for baseline
  * x86-64, took resnet18's stem pool (64 channels, 112 -> 56) 0.23 ms on 2 threads, 2.7x
  * ONNX Runtime's, 2% of the model. */
 #include <math.h>
@@ -13,7 +13,7 @@ typedef struct pool_ctx {
   const nnp_avgpool2d_desc *a; /* AveragePool's, or NULL: MaxPool */
   const float *x;
   float *y;
-  bool avx512;
+  nnp_isa isa; /* whose rows: GENERIC (the C rows), AVX2 or AVX512 */
 } pool_ctx;
 
 /* The portable row: each window's max (a NULL) or sum, in (kh, kw) order, then the
@@ -49,18 +49,23 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
     const int64_t oh = t / d->planes, plane = t % d->planes;
     const float *x = c->x + plane * d->h * d->w * NNP_BLOCK;
     float *y = c->y + (plane * d->oh + oh) * d->ow * NNP_BLOCK;
-    if (c->avx512) nnp_pool2d_blocked_row_avx512(d, c->a, x, y, oh);
+    if (c->isa == NNP_ISA_AVX512) nnp_pool2d_blocked_row_avx512(d, c->a, x, y, oh);
+    else if (c->isa == NNP_ISA_AVX2) nnp_pool2d_blocked_row_avx2(d, c->a, x, y, oh);
     else window_row(d, c->a, x, y, oh);
   }
 }
 
+static nnp_isa rows_isa(bool generic) {
+  return nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic) ? NNP_ISA_GENERIC : nnp_dispatch_isa(NNP_KF_BLOCKED_POOL);
+}
+
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
-  pool_ctx c = {d, NULL, x, y, !nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
+  pool_ctx c = {d, NULL, x, y, rows_isa(generic)};
   nnp_threadpool_run_homed(tp, pool_rows, &c, d->planes * d->oh); /* bound by memory */
 }
 
 void nnp_avgpool2d_blocked(const nnp_avgpool2d_desc *a, const float *x, float *y, bool generic, nnp_threadpool *tp) {
-  pool_ctx c = {&a->p, a, x, y, !nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
+  pool_ctx c = {&a->p, a, x, y, rows_isa(generic)};
   nnp_threadpool_run_homed(tp, pool_rows, &c, a->p.planes * a->p.oh);
 }
 

@@ -18,6 +18,9 @@ void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, b
  * dispatch table picks AVX-512). */
 void nnp_pool2d_blocked_row_avx512(const nnp_pool2d_desc *d, const nnp_avgpool2d_desc *a, const float *x, float *y,
                                    int64_t oh);
+/* The same row in two YMM halves (blocked_pool_avx2.c; only where the table picks AVX2). */
+void nnp_pool2d_blocked_row_avx2(const nnp_pool2d_desc *d, const nnp_avgpool2d_desc *a, const float *x, float *y,
+                                 int64_t oh);
 
 /* AveragePool on blocked X and Y (d->p.planes counts channel blocks): each output pixel
  * the sum of its window's in-bounds taps in (kh, kw) order, one 16-float vector per tap,

@@ -12,9 +12,10 @@ void nnp_cpu_dispatch_fill(const nnp_cpu_features *f, bool no_winograd, nnp_cpu_
   const nnp_isa dense = avx512 ? NNP_ISA_AVX512 : avx2 ? NNP_ISA_AVX2 : NNP_ISA_GENERIC;
   nnp_isa *t = out->isa;
   t[NNP_KF_GEMM] = t[NNP_KF_DIRECT_CONV] = t[NNP_KF_DEPTHWISE] = dense;
-  /* the blocked tiles exist for AVX-512 only; elsewhere their portable C stays correct but
-   * never pays, which is why the layout pass follows this entry */
-  t[NNP_KF_BLOCKED_CONV] = t[NNP_KF_BLOCKED_POOL] = avx512 ? NNP_ISA_AVX512 : NNP_ISA_GENERIC;
+  /* the blocked tiles: AVX-512's, or on AVX2 one 6-pixel tile shape (blocked_conv_avx2.c);
+   * the portable C stays correct but never pays, which is why the layout pass follows this
+   * entry */
+  t[NNP_KF_BLOCKED_CONV] = t[NNP_KF_BLOCKED_POOL] = dense;
   /* AVX-512: the blocked kernel (kernels/winograd.h); AVX2 only: the NCHW one
    * (kernels/winograd_nchw.h), since there is no blocked layout there */
   t[NNP_KF_WINOGRAD] = no_winograd ? NNP_ISA_OFF : dense == NNP_ISA_GENERIC ? NNP_ISA_OFF : dense;

@@ -223,19 +223,23 @@ static nnp_status prepare_blocked_conv(const nnp_op_ctx *ctx, bool generic, nnp_
     out->run = run_blocked_conv_nchw;
     out->destroy = destroy_blocked_conv_nchw;
     out->state = kn;
-    out->name = kn->generic ? "conv2d.blocked_nchw_in.generic" : "conv2d.blocked_nchw_in.avx512";
+    out->name = kn->generic ? "conv2d.blocked_nchw_in.generic"
+                : kn->avx2  ? "conv2d.blocked_nchw_in.avx2"
+                            : "conv2d.blocked_nchw_in.avx512";
     return NNP_OK;
   }
   nnp_bconv_kernel *k = NULL;
   NNP_TRY(nnp_bconv_prepare(&d, w->data, b ? b->data : NULL, act, lo, hi, generic, &k));
-  static const char *names[2][2] = {{"conv2d.blocked.avx512", "conv2d.blocked.generic"},
-                                    {"conv2d.blocked_dw.avx512", "conv2d.blocked_dw.generic"}};
+  /* [depthwise][generic, avx2, avx512] */
+  static const char *names[2][3] = {{"conv2d.blocked.generic", "conv2d.blocked.avx2", "conv2d.blocked.avx512"},
+                                    {"conv2d.blocked_dw.generic", "conv2d.blocked_dw.avx2", "conv2d.blocked_dw.avx512"}};
+  const int tiles = nnp_bconv_generic(k) ? 0 : nnp_bconv_avx2(k) ? 1 : 2;
   out->run = run_blocked_conv;
   out->destroy = destroy_blocked_conv;
   out->state = k;
   out->scratch_needed = nnp_bconv_scratch_bytes(k);
   out->name = nnp_bconv_winograd(k) ? "conv2d.blocked_winograd.avx512"
-                                     : names[nnp_bconv_depthwise(k)][nnp_bconv_generic(k)];
+                                     : names[nnp_bconv_depthwise(k)][tiles];
   return NNP_OK;
 }
 
@@ -326,12 +330,14 @@ static nnp_status prepare_blocked_pool(const nnp_op_ctx *ctx, bool generic, bool
   if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", ctx->node->op_type);
   *state = (blocked_pool_state){.a = a, .average = average,
                                 .generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
-  static const char *const names[2][2] = {{"pool.max2d.blocked.avx512", "pool.max2d.blocked.generic"},
-                                          {"pool.avg2d.blocked.avx512", "pool.avg2d.blocked.generic"}};
+  static const char *const names[2][3] = {
+      {"pool.max2d.blocked.avx512", "pool.max2d.blocked.generic", "pool.max2d.blocked.avx2"},
+      {"pool.avg2d.blocked.avx512", "pool.avg2d.blocked.generic", "pool.avg2d.blocked.avx2"}};
+  const int rows = state->generic ? 1 : nnp_dispatch_isa(NNP_KF_BLOCKED_POOL) == NNP_ISA_AVX2 ? 2 : 0;
   out->run = run_blocked_pool;
   out->destroy = nnp_free;
   out->state = state;
-  out->name = names[average][state->generic];
+  out->name = names[average][rows];
   return NNP_OK;
 }
 

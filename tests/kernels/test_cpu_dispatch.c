@@ -34,7 +34,7 @@ static nnp_cpu_features no_avx(void) { return (nnp_cpu_features){0}; }
 static const nnp_isa ROW_VNNI[NNP_KF_COUNT] = {A5, A5, A5, A5, A5, A5, G, A5, A2, VN, A2, VN, A5, A2};
 static const nnp_isa ROW_AVX512[NNP_KF_COUNT] = {A5, A5, A5, A5, A5, A5, G, A5, A2, A2, A2, A2, A5, A2};
 static const nnp_isa ROW_VNNI_NO_BW[NNP_KF_COUNT] = {A5, A5, A5, A5, A5, A5, G, A5, A2, VN, A2, A2, A2, A2};
-static const nnp_isa ROW_AVX2[NNP_KF_COUNT] = {A2, A2, A2, G, G, A2, G, A2, A2, A2, A2, A2, A2, A2};
+static const nnp_isa ROW_AVX2[NNP_KF_COUNT] = {A2, A2, A2, A2, A2, A2, G, A2, A2, A2, A2, A2, A2, A2};
 static const nnp_isa ROW_GENERIC[NNP_KF_COUNT] = {G, G, G, G, G, OFF, G, OFF, G, G, G, G, G, G};
 
 static void expect(const char *cpu, nnp_cpu_features f, const char *env, bool nowino, const nnp_isa *want,

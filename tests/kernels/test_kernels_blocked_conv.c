@@ -1,4 +1,5 @@
-/* The blocked (NCHW16c) convolution: the AVX-512 tiles against the generic C kernel, and
+/* The blocked (NCHW16c) convolution: the vector tiles the dispatch table picks (AVX-512's,
+ * or AVX2's 6-pixel tiles) against the generic C kernel, and
  * the generic kernel against a naive NCHW convolution (in double) reblocked, over random
  * shapes: channel counts ragged against 16, strides 1 to 3, 1x1 / 3x3 / 5x5 / 7x7,
  * padding, dilation, dense and depthwise, every epilogue with and without bias and
@@ -10,6 +11,7 @@
 #include "kernel_test_util.h"
 #include "kernels/blocked_conv.h"
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "test.h"
 
@@ -66,9 +68,11 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
           zero &= yg[((n * mb + mb - 1) * P + p) * NNP_BLOCK + l] == 0.0f;
     CHECK(zero);
   }
-  if (nnp_cpu_has_avx512f()) {
+  const nnp_isa isa = nnp_dispatch_isa(NNP_KF_BLOCKED_CONV);
+  if (isa == NNP_ISA_AVX512 || isa == NNP_ISA_AVX2) {
     CHECK_OK(nnp_bconv_prepare(d, w, b, act, ep.act_min, ep.act_max, false, &kf));
     CHECK(!nnp_bconv_generic(kf));
+    CHECK(nnp_bconv_avx2(kf) == (isa == NNP_ISA_AVX2));
     /* the direct tiles sum in the generic kernel's order (rounding differs little);
      * Winograd rounds differently (transforms, 16 partial products): the tolerance of
      * generic vs naive. A wrong transform coefficient errs by O(1). */
@@ -82,9 +86,9 @@ static void run_case(const nnp_conv2d_desc *d, int trial, nnp_threadpool *const 
       nnp_bconv_run(kf, xb, yf, r ? rb : NULL, scratch, pools[t]);
       double ef = kt_max_err(yf, yg, nyb);
       if (!(ef < tol)) {
-        printf("avx512 vs generic (threads %d): n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld g%lld act %d: "
+        printf("%s vs generic (threads %d): n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld g%lld act %d: "
                "err %g\n",
-               t + 1, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
+               nnp_isa_name(isa), t + 1, (long long)d->n, (long long)d->c, (long long)d->h, (long long)d->w, (long long)d->m,
                (long long)d->kh, (long long)d->kw, (long long)d->sh, (long long)d->ph, (long long)d->group, act, ef);
         CHECK(0);
         break;
@@ -271,6 +275,8 @@ int main(void) {
   }
   for (int t = 1; t < 3; t++) nnp_threadpool_destroy(pools[t]);
   printf("%d cases, %d of them through Winograd\n", cases, wino_cases);
-  if (nnp_cpu_has_avx512f()) CHECK(wino_cases >= 41); /* the fixed shapes at least */
+  /* Winograd: the blocked kind runs with the AVX-512 tiles only (AVX2 keeps the NCHW one) */
+  if (nnp_dispatch_isa(NNP_KF_WINOGRAD) == NNP_ISA_AVX512) CHECK(wino_cases >= 41); /* the fixed shapes at least */
+  else CHECK(wino_cases == 0);
   TEST_MAIN_END();
 }

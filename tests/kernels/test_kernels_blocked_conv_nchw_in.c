@@ -11,6 +11,7 @@
 #include "kernels/blocked_conv.h"
 #include "kernels/blocked_conv_nchw_in.h"
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "test.h"
 
@@ -96,7 +97,7 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
   double ef = kt_max_err(yf, yg, nyb);
   CHECK_MSG(ef < 1e-5 && padded_lanes_zero(yf, d.n, d.m, P),
             "%s vs generic: trial %d n%lld c%lld %lldx%lld m%lld k%lldx%lld s%lld p%lld,%lld d%lld: err %g",
-            nnp_cpu_has_avx512f() ? "avx512" : "generic", trial, (long long)d.n, (long long)d.c, (long long)d.h,
+            nnp_isa_name(nnp_dispatch_isa(NNP_KF_BLOCKED_CONV)), trial, (long long)d.n, (long long)d.c, (long long)d.h,
             (long long)d.w, (long long)d.m, (long long)d.kh, (long long)d.kw, (long long)d.sh, (long long)d.ph,
             (long long)d.pw, (long long)d.dh, ef);
   nnp_bconv_nchw_destroy(kg);

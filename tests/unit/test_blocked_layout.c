@@ -23,6 +23,7 @@
 #include "nnperf/bench.h"
 #include "nnperf/engine.h"
 #include "kernels/cpu.h"
+#include "kernels/dispatch.h"
 #include "nnperf/passes.h"
 #include "ops/op.h"
 #include "test.h"
@@ -194,7 +195,7 @@ static void run(const nnp_graph *g, unsigned passes, bool fast, int64_t batch, i
   }
   r->steps = nnp_plan_num_steps(p);
   r->lanes = nnp_plan_batch_lanes(p);
-  for (int k = 0; k < NOUT; k++) {
+  for (int k = 0; k < nnp_plan_num_outputs(p) && k < NOUT; k++) {
     const nnp_tensor *y = nnp_plan_output(p, k);
     r->n[k] = nnp_tensor_numel(y);
     CHECK(r->n[k] <= MAXOUT);
@@ -216,6 +217,76 @@ static double max_err(const result *a, const result *b) {
 }
 
 static result want, got;
+
+/* AVX2: the pass blocks grouped convs whose groups are whole blocks alone
+ * (nnp_bconv_avx2_pays). X[N,32,9,9] -> conv_a 1x1 (32) -> Relu -> A
+ *   A -> grouped 3x3 (32, 2 groups of 16) -> B     (blocked: enters through a ToBlocked)
+ *   B -> GlobalAveragePool -> K; Mul(B, K) -> M    (SE scale: joins the region)
+ *   M -> conv_c 1x1 (16) -> D                       (dense: stays NCHW, M leaves once)
+ *   A -> grouped 3x3 (32, 4 groups of 8) -> E       (groups not whole blocks: NCHW)
+ * Outputs D, E. */
+static nnp_graph *build_grouped(void) {
+  rs = 777;
+  nnp_graph *g;
+  nnp_graph_create(&g);
+  g->opset = 13;
+  int x, a0, a, b, k, m, d, e, ni;
+  nnp_graph_value(g, "X", &x);
+  g->values[x].dtype = NNP_F32;
+  g->values[x].rank = 4;
+  const int64_t xd[4] = {-1, 32, 9, 9};
+  for (int i = 0; i < 4; i++) g->values[x].dims[i].value = xd[i];
+  g->values[x].dims[0].symbol = nnp_strdup("N");
+  nnp_graph_add_input(g, x);
+  const int64_t wad[4] = {32, 32, 1, 1}, wbd[4] = {32, 16, 3, 3}, wcd[4] = {16, 32, 1, 1}, wed[4] = {32, 8, 3, 3};
+  const int64_t bd[1] = {32};
+  int wa = add_f32_init(g, "WA", 4, wad, 0), wb = add_f32_init(g, "WB", 4, wbd, 0), bb = add_f32_init(g, "BB", 1, bd, 0);
+  int wc = add_f32_init(g, "WC", 4, wcd, 0), we = add_f32_init(g, "WE", 4, wed, 0);
+  const char *names[] = {"A0", "A", "B", "K", "M", "D", "E"};
+  int *vals[] = {&a0, &a, &b, &k, &m, &d, &e};
+  for (int i = 0; i < 7; i++) nnp_graph_value(g, names[i], vals[i]);
+  nnp_graph_add_node(g, "conv_a", "Conv", "", 2, (int[]){x, wa}, 1, &a0, NULL);
+  nnp_graph_add_node(g, "relu_a", "Relu", "", 1, &a0, 1, &a, NULL);
+  nnp_graph_add_node(g, "grouped16", "Conv", "", 3, (int[]){a, wb, bb}, 1, &b, &ni);
+  add_pads(&g->nodes[ni]);
+  add_int_attr(&g->nodes[ni], "group", 2);
+  nnp_graph_add_node(g, "gap_b", "GlobalAveragePool", "", 1, &b, 1, &k, NULL);
+  nnp_graph_add_node(g, "scale", "Mul", "", 2, (int[]){b, k}, 1, &m, NULL);
+  nnp_graph_add_node(g, "conv_c", "Conv", "", 2, (int[]){m, wc}, 1, &d, NULL);
+  nnp_graph_add_node(g, "grouped8", "Conv", "", 2, (int[]){a, we}, 1, &e, &ni);
+  add_pads(&g->nodes[ni]);
+  add_int_attr(&g->nodes[ni], "group", 4);
+  const int outs[2] = {d, e};
+  for (int i = 0; i < 2; i++) {
+    g->values[outs[i]].is_output = true;
+    nnp_graph_add_output(g, outs[i]);
+  }
+  CHECK_OK(nnp_graph_toposort(g));
+  for (int i = 0; i < g->n_nodes; i++) g->nodes[i].op = nnp_op_lookup("", g->nodes[i].op_type);
+  return g;
+}
+
+/* On AVX2: build()'s graph keeps every conv NCHW (none is grouped), build_grouped()'s
+ * blocks one, with the same numbers as the reference kernels without the pass. */
+static void test_avx2_selection(void) {
+  nnp_graph *g = build(20);
+  run(g, NNP_PASS_ALL, true, 1, 2, true, &got);
+  CHECK_MSG(got.bconv == 0 && got.to == 0 && got.from == 0, "dense graph on AVX2: %d BlockedConv, %d + %d reorders",
+            got.bconv, got.to, got.from);
+  nnp_graph_destroy(g);
+  g = build_grouped();
+  for (int64_t batch = 1; batch <= 3; batch += 2)
+    for (int threads = 1; threads <= 2; threads++) {
+      run(g, NNP_PASS_ALL, true, batch, threads, true, &got);
+      CHECK_MSG(got.bconv == 1 && got.to == 1 && got.from == 1 && got.bgap == 1 && got.bmul == 1,
+                "grouped graph on AVX2: %d BlockedConv, %d ToBlocked, %d FromBlocked, %d gap, %d mul", got.bconv,
+                got.to, got.from, got.bgap, got.bmul);
+      run(g, NNP_PASS_DEFAULT & ~NNP_PASS_BLOCKED_LAYOUT, false, batch, 1, false, &want);
+      const double err = max_err(&got, &want);
+      CHECK_MSG(err < 1e-4, "grouped graph on AVX2, batch %lld, %d threads: error %g", (long long)batch, threads, err);
+    }
+  nnp_graph_destroy(g);
+}
 
 /* The rewrite and the numbers for X with xc channels: to_blocked ToBlocked nodes expected. */
 static void test_graph(int64_t xc, int to_blocked) {
@@ -269,14 +340,19 @@ int main(void) {
   CHECK_OK(nnp_passes_parse("default,blocked-layout", &bits));
   CHECK(bits == NNP_PASS_ALL);
 
-  /* without AVX-512 the pass converts nothing (the blocked layout would run the
-   * generic C kernel): nothing else to test here */
-  if (!nnp_cpu_has_avx512f()) {
+  /* without the vector tiles (AVX-512 or AVX2) the pass converts nothing (the blocked
+   * layout would run the generic C kernel): nothing else to test here */
+  const nnp_isa isa = nnp_dispatch_isa(NNP_KF_BLOCKED_CONV);
+  if (isa != NNP_ISA_AVX512 && isa != NNP_ISA_AVX2) {
     nnp_graph *g = build(20);
     run(g, NNP_PASS_ALL, true, 1, 1, true, &got);
     CHECK(got.bconv == 0 && got.bpool == 0 && got.bgap == 0 && got.bmul == 0 && got.to == 0 && got.from == 0);
-    printf("no AVX-512F (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
+    printf("no vector blocked tiles (%s): the pass is a no-op\n", nnp_cpu_kernel_isa());
     nnp_graph_destroy(g);
+    TEST_MAIN_END();
+  }
+  if (isa == NNP_ISA_AVX2) {
+    test_avx2_selection();
     TEST_MAIN_END();
   }
   test_graph(20, 1); /* X enters the region through one ToBlocked, shared by conv1 only */

@@ -63,7 +63,7 @@ static bool convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, cons
     nnp_clear_error();
     return false;
   }
-  return ok;
+  return ok && (nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) != NNP_ISA_AVX2 || nnp_bconv_avx2_pays(&d));
 }
 
 /* A MaxPool or AveragePool the blocked pools can run: one input and output, 2-D float32
@@ -329,9 +329,10 @@ static nnp_status rewrite(nnp_graph *g, const nnp_graph_shapes *shapes, maps *m,
 /* *count: the convolutions and pools converted (the reorders are not counted). */
 nnp_status nnp_pass_blocked_layout(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
-  /* Only the AVX-512 tile makes the layout pay: without it BlockedConv would run the
-   * generic C kernel instead of the AVX2 GEMM, so the pass leaves the graph alone. */
-  if (!shapes || nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) != NNP_ISA_AVX512) return NNP_OK;
+  /* Only the vector tiles make the layout pay: without them BlockedConv would run the
+   * generic C kernel instead of the GEMM, so the pass leaves the graph alone. */
+  const nnp_isa isa = nnp_dispatch_isa(NNP_KF_BLOCKED_CONV);
+  if (!shapes || (isa != NNP_ISA_AVX512 && isa != NNP_ISA_AVX2)) return NNP_OK;
   NNP_TRY(nnp_graph_toposort(g));
   /* the maps are indexed by the values that exist now; the pass adds values after them */
   const int n_values = g->n_values;
