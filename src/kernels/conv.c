@@ -438,7 +438,9 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
     return;
   }
   float *bp = scratch;
-  const bool direct_ok = k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0;
+  /* a plane of one or two pixels (squeeze-and-excitation layers) is read in place too */
+  const bool narrow = k->algo == NNP_CONV_GEMM_1X1 && x != y && nnp_sgemm_narrow_in_place(P, k->generic);
+  const bool direct_ok = (k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0) || narrow;
   const float *src = x; /* what im2col reads: X, or its phase planes */
   int64_t src_plane = in_plane;
   if (k->phased) {
@@ -465,7 +467,7 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
       const bool direct = direct_ok;
       if (direct) { /* X is already the K x P matrix B: only its ragged last panel is packed */
         int64_t full = P / NNP_SGEMM_NR * NNP_SGEMM_NR;
-        if (full < P) nnp_sgemm_pack_b_panels(k->ckk, P - full, xg + full, P, 1, bp, 0, 1);
+        if (full < P && !narrow) nnp_sgemm_pack_b_panels(k->ckk, P - full, xg + full, P, 1, bp, 0, 1);
       } else if (k->algo == NNP_CONV_GEMM_1X1) {
         copy_job j = {.k = k, .x = xg, .dst = bp};
         nnp_threadpool_run(tp, pack_range, &j, (P + NNP_SGEMM_NR - 1) / NNP_SGEMM_NR);
@@ -476,7 +478,7 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
       nnp_epilogue loc;
       const nnp_epilogue *lp = group_epilogue(k, ep, n, g, &loc);
       if (direct)
-        nnp_sgemm_direct_b_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, xg, P, bp, yg, P, lp, tp,
+        nnp_sgemm_direct_b_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, xg, P, narrow ? NULL : bp, yg, P, lp, tp,
                               k->generic);
       else
         nnp_sgemm_packed_ex(k->mg, P, k->ckk, k->wpack + (size_t)g * k->a_floats, bp, yg, P, lp, tp, k->generic);

@@ -139,6 +139,7 @@ typedef struct sgemm_job {
   int64_t ldb, full;      /* direct B: row stride, full column panels */
   bool kblock;            /* K cut into blocks of kc (plan_kblocks) */
   bool narrow;            /* the ragged last column panel by nnp_sgemm_narrow_avx2 (narrow_ok) */
+  int64_t tail_ld;        /* that panel's row stride: NR packed, ldb read in place */
   int64_t kc;
   float *C;
   int64_t ldc;
@@ -180,8 +181,9 @@ static void narrow_tiles(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, i
   ip0 = ip0 < 0 ? 0 : ip0 > j->mp ? j->mp : ip0;
   ip1 = ip1 < 0 ? 0 : ip1 > j->mp ? j->mp : ip1;
   if (ip0 >= ip1) return;
-  const float *bp = j->Bp ? j->Bp + jp * NR * j->K : j->Btail; /* packed: NR floats a row */
-  nnp_sgemm_narrow_avx2(j->M, kn, j->Ap + ip0 * MR * j->K + k0 * MR, MR * j->K, bp + k0 * NR, NR,
+  const float *bp = j->Bp ? j->Bp + jp * NR * j->K : j->Btail;
+  const int64_t ld = j->Bp ? NR : j->tail_ld; /* packed: NR floats a row */
+  nnp_sgemm_narrow_avx2(j->M, kn, j->Ap + ip0 * MR * j->K + k0 * MR, MR * j->K, bp + k0 * ld, ld,
                         j->C + ip0 * MR * j->ldc + j0, j->ldc, (int)(j->N - j0), ip0, ip1, accum, ep, j0);
 }
 
@@ -389,13 +391,18 @@ void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, co
   }
 }
 
+bool nnp_sgemm_narrow_in_place(int64_t N, bool generic) {
+  return N <= NNP_SGEMM_NARROW && !generic && narrow_ok(nnp_sgemm_tile_fast(), N);
+}
+
 void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
                            const float *Btail, float *C, int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp,
                            bool generic) {
   if (M <= 0 || N <= 0) return;
-  sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B, .Btail = Btail, .ldb = ldb,
-                 .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
-                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast()};
+  /* Btail NULL (nnp_sgemm_narrow_in_place): the narrow last panel is read in place too */
+  sgemm_job j = {.M = M, .N = N, .K = K, .mp = (M + MR - 1) / MR, .Ap = Ap, .B = B,
+                 .Btail = Btail ? Btail : B + N / NR * NR, .ldb = ldb, .full = N / NR, .C = C, .ldc = ldc, .ep = ep,
+                 .tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast(), .tail_ld = Btail ? NR : ldb};
   tile_order(&j);
   plan_kblocks(&j);
   j.narrow = narrow_ok(j.tile, N);

@@ -90,6 +90,12 @@ void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, co
 void nnp_sgemm_direct_b_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const float *B, int64_t ldb,
                            const float *Btail, float *C, int64_t ldc, const nnp_epilogue *ep, nnp_threadpool *tp,
                            bool generic);
+/* Whether nnp_sgemm_direct_b_ex may take Btail NULL for an N-column product: N at most
+ * NNP_SGEMM_NARROW (a 1x1 convolution on a 1x1 or 1x2 plane: a squeeze-and-excitation
+ * layer), whose one panel the narrow AVX2 kernel reads in place, rows ldb apart. Packing
+ * it wrote NR floats per k for one or two real ones (16 stores per k, up to 90 KB for a
+ * 1392-channel layer: most of the step's time). */
+bool nnp_sgemm_narrow_in_place(int64_t N, bool generic);
 
 /* One MR x NR tile: a, b point at the panels (row k of b's panel at b + k*ldb: NR when
  * packed), c at C(i0, j0); mr <= MR, nr <= NR valid. accum: the sum starts from C's

@@ -1,7 +1,8 @@
 /* Packed SGEMM: the fast tile (AVX-512 where present; AVX2 under NNP_CPU_FEATURES=avx2,
  * ctest's *_avx2 run) and the generic one against the reference GEMM (ops/gemm_ref.h),
  * over random odd shapes, transposed operands, every epilogue, thread counts 1..4, and
- * the single-thread block entry (nnp_sgemm_packed_block), and M = 1 (the AVX-512 GEMV). */
+ * the single-thread block entry (nnp_sgemm_packed_block), M = 1 (the AVX-512 GEMV), and
+ * N = 1 or 2 with B read in place (the AVX2 narrow kernel: squeeze-and-excitation layers). */
 #include <string.h>
 
 #include "kernel_test_util.h"
@@ -25,12 +26,19 @@ static void reference(int64_t M, int64_t N, int64_t K, const float *A, int64_t s
   nnp_free(Bc);
 }
 
+static int narrow_cases; /* products with B read in place by the narrow kernel */
+
 static void one_case(int trial, nnp_threadpool *const *pools) {
   int64_t M = kt_int(1, 40), N = kt_int(1, 70), K = kt_int(1, 90);
   if (trial % 7 == 0) { /* some larger ones, several tiles in each direction */
     M = kt_int(30, 130);
     N = kt_int(30, 200);
     K = kt_int(100, 600);
+  }
+  if (trial % 10 == 5) { /* one or two columns: a squeeze-and-excitation layer (K blocked past 256) */
+    M = kt_int(1, 300);
+    N = 1 + trial % 2;
+    K = kt_int(1, 1400);
   }
   if (trial % 10 == 3) { /* one row: the GEMV path of the AVX-512 build (a classifier at batch 1) */
     M = 1;
@@ -116,6 +124,15 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
       CHECK_MSG(err < 1e-4, "direct B: trial %d M=%lld N=%lld K=%lld act=%d bias=%d res=%d %s threads=%d: err %g",
                 trial, (long long)M, (long long)N, (long long)K, ep.act, bk, ep.residual != NULL,
                 generic ? "generic" : "fast", t + 1, err);
+      /* one or two columns (a 1x1 conv on a 1x1 plane): the narrow kernel reads B in place */
+      if (nnp_sgemm_narrow_in_place(N, generic)) {
+        memset(got, 0xff, (size_t)(M * N) * sizeof(float));
+        nnp_sgemm_direct_b_ex(M, N, K, ap, B, N, NULL, got, N, &ep, pools[t], generic);
+        err = kt_max_err(got, want, M * N);
+        CHECK_MSG(err < 1e-4, "narrow B in place: trial %d M=%lld N=%lld K=%lld: err %g", trial, (long long)M,
+                  (long long)N, (long long)K, err);
+        narrow_cases++;
+      }
       nnp_aligned_free(tail);
     }
   }
@@ -196,5 +213,7 @@ int main(void) {
     nnp_free(B);
   }
   for (int t = 1; t < 4; t++) nnp_threadpool_destroy(pools[t]);
+  printf("%d products with one or two columns of B read in place\n", narrow_cases);
+  if (nnp_sgemm_narrow_in_place(1, false)) CHECK(narrow_cases >= 12); /* the AVX2 tile: trials 5, 15, ... */
   TEST_MAIN_END();
 }
