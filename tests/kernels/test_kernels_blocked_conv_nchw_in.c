@@ -1,5 +1,5 @@
 /* The NCHW-in, NCHW16c-out convolution (kernels/blocked_conv_nchw_in.h): the generic
- * kernel against a naive NCHW convolution (in double), reblocked, and the AVX-512 tile
+ * kernel against a naive NCHW convolution (in double), reblocked, and the vector tile (AVX-512 or AVX2)
  * against the generic kernel, over random shapes: 1..4 input channels, output channels
  * ragged against 16, widths past the 14-pixel tile, strides 1..3, kernels 1..7 (square
  * and not), padding, dilation, every epilogue with and without bias and residual

@@ -2,7 +2,7 @@
  * (kernels/pool.h) on reblocked data, over random shapes: channels ragged against 16,
  * windows 1..4, strides 1..3, padding, threads 1..3. Max is exact, so the outputs must
  * be equal, and the padded lanes 0. Odd trials run the portable rows, even ones the best
- * for this CPU (AVX-512 where it has it). Blocked AveragePool likewise against the
+ * for this CPU (AVX-512 or AVX2 where it has them). Blocked AveragePool likewise against the
  * portable NCHW rows (the same sums in the same order: equal bits), with end pads that
  * ceil_mode makes and count_include_pad both ways. */
 #include <string.h>

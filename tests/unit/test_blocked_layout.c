@@ -15,7 +15,11 @@
  *  - a BatchNormalization of a blocked value joins as BlockedBatchNorm, with the Relu that
  *    alone reads it fused (that Relu's step gone); an AveragePool as BlockedAveragePool;
  *  - the same graph with a 3-channel X: conv1 reads X as NCHW in place (no ToBlocked),
- *    with the same numbers. */
+ *    with the same numbers;
+ *  - on AVX2-only CPUs the pass blocks grouped convs whose groups are whole blocks alone:
+ *    the graph above keeps every conv NCHW, a 16-wide grouped conv and the SE scale after
+ *    it are blocked (one ToBlocked, one FromBlocked), an 8-wide one is not, with the
+ *    reference kernels' numbers. */
 #include <stdio.h>
 #include <string.h>
 
