@@ -19,7 +19,9 @@ static inline __attribute__((always_inline, unused)) __m256 nnp_silu8(__m256 v) 
   return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), nnp_exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
 }
 
-static inline __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
+/* Inline everywhere (forced: with SiLU's exp inside, GCC kept an out-of-line copy for the
+ * depthwise rows, 721,280 calls of 35 instructions in one efficientnet_b0 run). */
+static inline __attribute__((always_inline)) __m256 nnp_act8(const nnp_epilogue *ep, __m256 v) {
   switch (ep->act) {
     case NNP_ACT_RELU: return _mm256_max_ps(v, _mm256_setzero_ps());
     case NNP_ACT_CLIP:

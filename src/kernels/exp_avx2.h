@@ -8,7 +8,7 @@
 
 /* e^x, Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-5 polynomial, 2^n
  * in the exponent bits. Inputs clamped to +-88.38 (e^x stays finite). */
-static inline __m256 nnp_exp8(__m256 x) {
+static inline __attribute__((always_inline)) __m256 nnp_exp8(__m256 x) {
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-88.3762626647949f)), _mm256_set1_ps(88.3762626647949f));
   __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
