@@ -176,6 +176,7 @@ typedef struct pad_job {
 } pad_job;
 
 static void pad_rows(const pad_job *j, int64_t r0, int64_t r1) {
+  if (r0 >= r1) return; /* no rows (a scalar X, copied by pad_job_make): j->rank may be 0 */
   const pad_plan *p = &j->p;
   const size_t es = j->es;
   const int last = j->rank - 1;

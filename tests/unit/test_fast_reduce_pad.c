@@ -4,7 +4,8 @@
  * 1, the axes as an attribute (opset 13) and as an input (opset 18), everything reduced,
  * random ranks; axes that are not trailing keep the reference kernel. Pad (ops/pad.c: the
  * reference's rows over the pool, byte for byte): swin_t's all-zero pads, random pads
- * and crops in the constant, edge and reflect modes, float32, int64 and uint8. */
+ * and crops in the constant, edge and reflect modes, float32, int64 and uint8, and a
+ * scalar X. */
 #include <stdint.h>
 #include <string.h>
 
@@ -96,6 +97,9 @@ static void pad_case(int rank, const int64_t *dims, const int64_t *pads, const c
 
 static void pad_cases(void) {
   static const int64_t swin[4] = {1, 56, 56, 96}, zero[8] = {0};
+  /* a scalar X and no pads: copied, no rows (pad_rows once read the axis before the
+   * first; the shape-inference fuzzer found it under UBSan) */
+  pad_case(0, zero, zero, "constant", F32);
   pad_case(4, swin, zero, "constant", F32); /* no padding at all: one pooled copy */
   static const int64_t hw[8] = {0, 0, 0, 0, 0, 3, 5, 0};
   pad_case(4, swin, hw, "constant", F32); /* H and W padded at the end (swin_t at other sizes) */
