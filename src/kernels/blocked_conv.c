@@ -129,8 +129,9 @@ nnp_status nnp_bconv_prepare(const nnp_conv2d_desc *d, const float *w, const flo
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
   k->depthwise = dw;
-  k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
-  k->avx2 = !k->generic && nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) == NNP_ISA_AVX2;
+  const nnp_isa tiles = nnp_dispatch_pick(NNP_KF_BLOCKED_CONV, generic);
+  k->generic = tiles == NNP_ISA_GENERIC;
+  k->avx2 = tiles == NNP_ISA_AVX2;
   const bool grouped = !dw && d->group > 1;
   const int64_t cg = dw ? d->c : d->c / d->group, mg = d->m / d->group; /* a group's inputs and outputs */
   k->cb_x = nnp_blocks(d->c);

@@ -17,8 +17,9 @@ nnp_status nnp_bconv_nchw_prepare(const nnp_conv2d_desc *d, const float *w, cons
   nnp_bconv_nchw_kernel *k = nnp_calloc(1, sizeof *k);
   if (!k) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a blocked conv");
   k->d = *d;
-  k->generic = nnp_dispatch_portable(NNP_KF_BLOCKED_CONV, generic);
-  k->avx2 = !k->generic && nnp_dispatch_isa(NNP_KF_BLOCKED_CONV) == NNP_ISA_AVX2;
+  const nnp_isa tile = nnp_dispatch_pick(NNP_KF_BLOCKED_CONV, generic);
+  k->generic = tile == NNP_ISA_GENERIC;
+  k->avx2 = tile == NNP_ISA_AVX2;
   k->mb = nnp_blocks(d->m);
   k->ep = (nnp_epilogue){.act = act, .act_min = act_min, .act_max = act_max};
   const int64_t taps = d->kh * d->kw;

@@ -55,17 +55,13 @@ static void pool_rows(void *p, int64_t begin, int64_t end) {
   }
 }
 
-static nnp_isa rows_isa(bool generic) {
-  return nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic) ? NNP_ISA_GENERIC : nnp_dispatch_isa(NNP_KF_BLOCKED_POOL);
-}
-
 void nnp_maxpool2d_blocked(const nnp_pool2d_desc *d, const float *x, float *y, bool generic, nnp_threadpool *tp) {
-  pool_ctx c = {d, NULL, x, y, rows_isa(generic)};
+  pool_ctx c = {d, NULL, x, y, nnp_dispatch_pick(NNP_KF_BLOCKED_POOL, generic)};
   nnp_threadpool_run_homed(tp, pool_rows, &c, d->planes * d->oh); /* bound by memory */
 }
 
 void nnp_avgpool2d_blocked(const nnp_avgpool2d_desc *a, const float *x, float *y, bool generic, nnp_threadpool *tp) {
-  pool_ctx c = {&a->p, a, x, y, rows_isa(generic)};
+  pool_ctx c = {&a->p, a, x, y, nnp_dispatch_pick(NNP_KF_BLOCKED_POOL, generic)};
   nnp_threadpool_run_homed(tp, pool_rows, &c, a->p.planes * a->p.oh);
 }
 

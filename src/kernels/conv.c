@@ -439,8 +439,9 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
   }
   float *bp = scratch;
   /* a plane of one or two pixels (squeeze-and-excitation layers) is read in place too */
-  const bool narrow = k->algo == NNP_CONV_GEMM_1X1 && x != y && nnp_sgemm_narrow_in_place(P, k->generic);
-  const bool direct_ok = (k->algo == NNP_CONV_GEMM_1X1 && x != y && P % NNP_SGEMM_NR == 0) || narrow;
+  const bool in_place = k->algo == NNP_CONV_GEMM_1X1 && x != y; /* B may be X itself */
+  const bool narrow = in_place && nnp_sgemm_narrow_in_place(P, k->generic);
+  const bool direct_ok = in_place && (P % NNP_SGEMM_NR == 0 || narrow);
   const float *src = x; /* what im2col reads: X, or its phase planes */
   int64_t src_plane = in_plane;
   if (k->phased) {

@@ -41,6 +41,10 @@ bool nnp_dispatch_portable(nnp_kernel_family f, bool generic) {
   return generic || isa == NNP_ISA_GENERIC || isa == NNP_ISA_OFF;
 }
 
+nnp_isa nnp_dispatch_pick(nnp_kernel_family f, bool generic) {
+  return nnp_dispatch_portable(f, generic) ? NNP_ISA_GENERIC : nnp_dispatch_isa(f);
+}
+
 const char *nnp_kernel_family_name(nnp_kernel_family f) {
   static const char *names[NNP_KF_COUNT] = {
       [NNP_KF_GEMM] = "gemm",         [NNP_KF_DIRECT_CONV] = "direct_conv",     [NNP_KF_DEPTHWISE] = "depthwise",

@@ -57,6 +57,9 @@ nnp_isa nnp_dispatch_isa(nnp_kernel_family f);
 /* Whether family f must take its portable path: the caller asks for it (generic) or the
  * table has nothing faster (GENERIC or OFF). */
 bool nnp_dispatch_portable(nnp_kernel_family f, bool generic);
+/* The variant family f runs for such a caller: GENERIC where nnp_dispatch_portable, else
+ * the table's (the blocked kernels pick among generic, AVX2 and AVX-512 rows by it). */
+nnp_isa nnp_dispatch_pick(nnp_kernel_family f, bool generic);
 
 /* The rule itself, pure: the table for features f (overrides already applied) and the
  * Winograd switch. The test feeds it made-up CPUs. */

@@ -328,13 +328,13 @@ static nnp_status prepare_blocked_pool(const nnp_op_ctx *ctx, bool generic, bool
   if (!ok) return NNP_OK;
   blocked_pool_state *state = nnp_malloc(sizeof *state);
   if (!state) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing %s", ctx->node->op_type);
-  *state = (blocked_pool_state){.a = a, .average = average,
-                                .generic = nnp_dispatch_portable(NNP_KF_BLOCKED_POOL, generic)};
+  const nnp_isa pick = nnp_dispatch_pick(NNP_KF_BLOCKED_POOL, generic); /* the rows nnp_*pool2d_blocked run */
+  *state = (blocked_pool_state){.a = a, .average = average, .generic = pick == NNP_ISA_GENERIC};
   /* [average][generic, avx2, avx512], as the conv's names */
   static const char *const names[2][3] = {
       {"pool.max2d.blocked.generic", "pool.max2d.blocked.avx2", "pool.max2d.blocked.avx512"},
       {"pool.avg2d.blocked.generic", "pool.avg2d.blocked.avx2", "pool.avg2d.blocked.avx512"}};
-  const int rows = state->generic ? 0 : nnp_dispatch_isa(NNP_KF_BLOCKED_POOL) == NNP_ISA_AVX2 ? 1 : 2;
+  const int rows = pick == NNP_ISA_GENERIC ? 0 : pick == NNP_ISA_AVX2 ? 1 : 2;
   out->run = run_blocked_pool;
   out->destroy = nnp_free;
   out->state = state;
