@@ -98,43 +98,95 @@ static void dwf_fill(const nnp_conv2d_desc *d, const dwf_geo *g, const float *xp
   }
 }
 
-/* R output rows from oh, every 8-column vector; K, S, R are constants after inlining.
- * Each tap's weight is broadcast once for the R rows. (Loading each input vector once
- * for every output row it feeds, as the AVX-512 kernel does, made GCC keep a pointer
- * per input row on the stack: 1.2x slower on 112x112 planes.) */
-static inline __attribute__((always_inline)) void dwf_pass(const float *buf, const dwf_geo *g, const float *wc,
-                                                           const dw_out *o, int64_t oh, const int R, const int K,
-                                                           const int S) {
-  const int64_t rs = S * g->PW; /* between the input rows of consecutive output rows */
-  for (int64_t ow = 0; ow < g->OWr; ow += 8) {
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    const float *base = buf + oh * rs + ow;
-    for (int kh = 0; kh < K; kh++, base += g->PW) {
-#pragma GCC unroll 8
-      for (int kw = 0; kw < K; kw++) {
-        const float *q = S == 1 ? base + kw : base + (kw & 1) * g->half + kw / 2;
-        const __m256 wv = _mm256_broadcast_ss(wc + kh * K + kw);
-        a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q), a0);
-        if (R > 1) a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + rs), a1);
-        if (R > 2) a2 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + 2 * rs), a2);
-        if (R > 3) a3 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(q + 3 * rs), a3);
-      }
-    }
-    dw_store(o, a0, oh, ow);
-    if (R > 1) dw_store(o, a1, oh + 1, ow);
-    if (R > 2) dw_store(o, a2, oh + 2, ow);
-    if (R > 3) dw_store(o, a3, oh + 3, ow);
+/* One output row's epilogue, act a constant after inlining: bias, residual and
+ * activation on the raw sums t (OWr floats), the ragged end through dw_store. */
+static inline __attribute__((always_inline)) void dwf_row_act(const dw_out *o, const float *t, int64_t oh,
+                                                              const int act) {
+  nnp_epilogue ep = *o->ep;
+  ep.act = act; /* folds nnp_act8's switch */
+  const int64_t OW = o->OW; /* locals: the stores to y could alias *o */
+  const __m256 bias = o->bias;
+  float *yr = o->yp + oh * OW;
+  const float *res = ep.residual ? ep.residual + oh * OW : NULL;
+  int64_t ow = 0;
+  for (; ow + 8 <= OW; ow += 8) {
+    __m256 v = _mm256_add_ps(_mm256_load_ps(t + ow), bias);
+    if (res) v = _mm256_add_ps(v, _mm256_loadu_ps(res + ow));
+    _mm256_storeu_ps(yr + ow, nnp_act8(&ep, v));
+  }
+  if (ow < OW) dw_store(o, _mm256_load_ps(t + ow), oh, ow);
+}
+
+/* The raw sums of output row oh (tile row t) through the epilogue into y. */
+static void dwf_row_out(const dw_out *o, const float *t, int64_t oh) {
+  if (!o->ep) {
+    memcpy(o->yp + oh * o->OW, t, (size_t)o->OW * sizeof(float));
+    return;
+  }
+  if (!o->vec_act) { /* sigmoid: the scalar epilogue, vector by vector */
+    for (int64_t ow = 0; ow < o->OW; ow += 8) dw_store(o, _mm256_load_ps(t + ow), oh, ow);
+    return;
+  }
+  switch (o->ep->act) {
+    case NNP_ACT_RELU: dwf_row_act(o, t, oh, NNP_ACT_RELU); break;
+    case NNP_ACT_CLIP: dwf_row_act(o, t, oh, NNP_ACT_CLIP); break;
+    case NNP_ACT_HARDSWISH: dwf_row_act(o, t, oh, NNP_ACT_HARDSWISH); break;
+    case NNP_ACT_SILU: dwf_row_act(o, t, oh, NNP_ACT_SILU); break;
+    default: dwf_row_act(o, t, oh, NNP_ACT_NONE); break;
   }
 }
 
-static inline __attribute__((always_inline)) void dwf_plane(const float *buf, const dwf_geo *g, const float *wv,
-                                                            const dw_out *o, int64_t OH, const int K, const int S) {
+/* R output rows from oh, every 8-column vector; K, S, R are constants after inlining.
+ * Each input vector is loaded once for all the output rows it feeds (row i of the
+ * window feeds output row j with tap row i - S j), and the K x K broadcast weights stay
+ * in registers for 3x3 (9 + 4 accumulators + 1 input of the 16 YMM): 18 loads per four
+ * output vectors instead of 36 + 9 broadcasts. Every sum still adds its taps kh by kh,
+ * kw by kw from zero: the same bits as before.
+ * The sums go to the tile (R rows of OWr floats, in L1) and the epilogue runs row by
+ * row after: with bias, residual, SiLU's constants and the ragged-end branches inside
+ * this loop GCC spilled the accumulators and pointers to the stack on every vector
+ * (perf annotate: half the loop's samples on stack moves and reloads). */
+static inline __attribute__((always_inline)) void dwf_pass(const float *buf, const dwf_geo *g, const __m256 *wv,
+                                                           float *tile, int64_t oh, const int R, const int K,
+                                                           const int S) {
+  for (int64_t ow = 0; ow < g->OWr; ow += 8) {
+    __m256 acc[DWF_R];
+    for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_ps();
+    const float *p = buf + oh * S * g->PW + ow;
+#pragma GCC unroll 16
+    for (int i = 0; i < S * (R - 1) + K; i++, p += g->PW)
+#pragma GCC unroll 8
+      for (int kw = 0; kw < K; kw++) {
+        const __m256 x = _mm256_loadu_ps(S == 1 ? p + kw : p + (kw & 1) * g->half + kw / 2);
+#pragma GCC unroll 4
+        for (int j = 0; j < R; j++) {
+          const int kh = i - S * j;
+          if (kh >= 0 && kh < K) acc[j] = _mm256_fmadd_ps(wv[kh * K + kw], x, acc[j]);
+        }
+      }
+    for (int j = 0; j < R; j++) _mm256_store_ps(tile + j * g->OWr + ow, acc[j]);
+  }
+}
+
+/* Rows [oh, oh + R) of the plane: the sums, then their epilogue. */
+static inline __attribute__((always_inline)) void dwf_rows(const float *buf, const dwf_geo *g, const __m256 *wv,
+                                                           const dw_out *o, float *tile, int64_t oh, const int R,
+                                                           const int K, const int S) {
+  dwf_pass(buf, g, wv, tile, oh, R, K, S);
+  for (int j = 0; j < R; j++) dwf_row_out(o, tile + j * g->OWr, oh + j);
+}
+
+static inline __attribute__((always_inline)) void dwf_plane(const float *buf, const dwf_geo *g, const float *wc,
+                                                            const dw_out *o, float *tile, int64_t OH, const int K,
+                                                            const int S) {
+  __m256 wv[25];
+  for (int t = 0; t < K * K; t++) wv[t] = _mm256_broadcast_ss(wc + t);
   int64_t oh = 0;
-  for (; oh + DWF_R <= OH; oh += DWF_R) dwf_pass(buf, g, wv, o, oh, DWF_R, K, S);
+  for (; oh + DWF_R <= OH; oh += DWF_R) dwf_rows(buf, g, wv, o, tile, oh, DWF_R, K, S);
   switch (OH - oh) {
-    case 3: dwf_pass(buf, g, wv, o, oh, 3, K, S); break;
-    case 2: dwf_pass(buf, g, wv, o, oh, 2, K, S); break;
-    case 1: dwf_pass(buf, g, wv, o, oh, 1, K, S); break;
+    case 3: dwf_rows(buf, g, wv, o, tile, oh, 3, K, S); break;
+    case 2: dwf_rows(buf, g, wv, o, tile, oh, 2, K, S); break;
+    case 1: dwf_rows(buf, g, wv, o, tile, oh, 1, K, S); break;
     default: break;
   }
 }
@@ -147,6 +199,7 @@ static bool dw_fast_planes(const nnp_conv2d_desc *d, const float *x, const float
   const int64_t K = d->kh, P = d->oh * d->ow;
   float buf[g.PH * g.PW];
   memset(buf, 0, sizeof buf);
+  float tile[DWF_R * g.OWr] __attribute__((aligned(32))); /* one pass's raw sums */
   for (int64_t plane = b; plane < e; plane++) {
     const int64_t c = plane % d->c;
     dwf_fill(d, &g, x + plane * d->h * d->w, buf);
@@ -161,10 +214,10 @@ static bool dw_fast_planes(const nnp_conv2d_desc *d, const float *x, const float
     const __m256 bias = _mm256_set1_ps(ep && loc.bias_kind == NNP_BIAS_ROW ? loc.bias[0] : 0.0f);
     const dw_out o = {.ep = ep ? &loc : NULL, .yp = y + plane * P, .OW = d->ow, .bias = bias,
                       .vec_act = !ep || ep->act != NNP_ACT_SIGMOID};
-    if (K == 3 && d->sw == 1) dwf_plane(buf, &g, wv, &o, d->oh, 3, 1);
-    else if (K == 3) dwf_plane(buf, &g, wv, &o, d->oh, 3, 2);
-    else if (d->sw == 1) dwf_plane(buf, &g, wv, &o, d->oh, 5, 1);
-    else dwf_plane(buf, &g, wv, &o, d->oh, 5, 2);
+    if (K == 3 && d->sw == 1) dwf_plane(buf, &g, wv, &o, tile, d->oh, 3, 1);
+    else if (K == 3) dwf_plane(buf, &g, wv, &o, tile, d->oh, 3, 2);
+    else if (d->sw == 1) dwf_plane(buf, &g, wv, &o, tile, d->oh, 5, 1);
+    else dwf_plane(buf, &g, wv, &o, tile, d->oh, 5, 2);
   }
   return true;
 }
