@@ -9,7 +9,9 @@
  * Usage: bench_conv_layers [threads] [batch] [filter: only layers whose name has it]
  *                          [auto|direct|im2col: the dense algorithm where the direct kernel applies;
  *                           winograd: NCHW Winograd wherever it applies (AVX2 CPUs);
- *                           blocked: the NCHW16c kernel (kernels/blocked_conv.h) the models run by default] */
+ *                           blocked: the NCHW16c kernel (kernels/blocked_conv.h) the models run by default]
+ * BENCH_CONV_ACT=silu in the environment fuses SiLU (EfficientNet's activation, an exp per
+ * output) in place of ReLU6 in the NCHW kernels' epilogue. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,10 @@ static const layer layers[] = {
     {"mbv2 dw3x3 s1 384ch 14", 384, 14, 384, 3, 1, 384, 0, 0},
     {"mbv2 dw3x3 s1 960ch 7", 960, 7, 960, 3, 1, 960, 0, 0},
     {"effl0 dw5x5 s1 480ch 14", 480, 14, 480, 5, 1, 480, 0, 0},
+    {"effb3 dw3x3 s2 144ch 112", 144, 112, 144, 3, 2, 144, 0, 0},
+    {"effb3 dw5x5 s2 192ch 56", 192, 56, 192, 5, 2, 192, 0, 0},
+    {"effb3 dw5x5 s1 288ch 28", 288, 28, 288, 5, 1, 288, 0, 0},
+    {"effb3 dw3x3 s1 40ch 112", 40, 112, 40, 3, 1, 40, 0, 0},
     {"mbv2 1x1 16->96 112", 16, 112, 96, 1, 1, 1, 0, 0},
     {"mbv2 1x1 144->24 56", 144, 56, 24, 1, 1, 1, 0, 0},
     {"mbv2 1x1 384->64 14", 384, 14, 64, 1, 1, 1, 0, 0},
@@ -157,6 +163,7 @@ int main(int argc, char **argv) {
     }
     void *scratch = nnp_aligned_alloc((k ? nnp_conv2d_scratch_bytes(k) : nnp_bconv_scratch_bytes(bk)) + 64);
     nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act = NNP_ACT_CLIP, .act_min = 0.0f, .act_max = 6.0f};
+    if (getenv("BENCH_CONV_ACT") && !strcmp(getenv("BENCH_CONV_ACT"), "silu")) ep.act = NNP_ACT_SILU;
     double best = 1e30, best_cpu = 1e30, t_start = now_s();
     for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
       double t0 = now_s(), c0 = cpu_s();
