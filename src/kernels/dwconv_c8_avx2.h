@@ -75,6 +75,27 @@ static void dwc8_fill(const float *xp, int64_t HW, const int32_t *off, float *bu
       for (int c = 0; c < 8; c++) buf[off[p] + c] = xp[c * HW + p];
 }
 
+/* Bias and activation on the [P][8] sums in place, act a constant after inlining. */
+static inline __attribute__((always_inline)) void dwc8_act(float *obuf, int64_t P, const nnp_epilogue *ep,
+                                                           __m256 bias, const int act) {
+  nnp_epilogue e = *ep;
+  e.act = act; /* folds nnp_act8's switch */
+  for (int64_t p = 0; p < P; p++)
+    _mm256_storeu_ps(obuf + p * 8, nnp_act8(&e, _mm256_add_ps(_mm256_loadu_ps(obuf + p * 8), bias)));
+}
+
+/* The epilogue of all P outputs, after the sums: inside the FMA loop, SiLU's constants
+ * and the four accumulators left GCC too few registers for the 3x3 weights. */
+static void dwc8_epilogue(float *obuf, int64_t P, const nnp_epilogue *ep, __m256 bias) {
+  switch (ep->act) {
+    case NNP_ACT_RELU: dwc8_act(obuf, P, ep, bias, NNP_ACT_RELU); break;
+    case NNP_ACT_CLIP: dwc8_act(obuf, P, ep, bias, NNP_ACT_CLIP); break;
+    case NNP_ACT_HARDSWISH: dwc8_act(obuf, P, ep, bias, NNP_ACT_HARDSWISH); break;
+    case NNP_ACT_SILU: dwc8_act(obuf, P, ep, bias, NNP_ACT_SILU); break;
+    default: dwc8_act(obuf, P, ep, bias, NNP_ACT_NONE); break;
+  }
+}
+
 /* The [P][8] results back to the eight output planes (P apart) at yp. */
 static void dwc8_drain(const float *obuf, int64_t P, float *yp) {
   int64_t p = 0;
@@ -89,10 +110,9 @@ static void dwc8_drain(const float *obuf, int64_t P, float *yp) {
 }
 
 /* N (1..4) outputs of one row from ox: N independent chains of K*K FMAs (one chain
- * alone is latency-bound), then bias and activation. K, S, N constant after inlining. */
+ * alone is latency-bound), their sums to o. K, S, N constant after inlining. */
 static inline __attribute__((always_inline)) void dwc8_outputs(const float *buf, const dwc8_geo *g,
-                                                               const __m256 *wv, const nnp_epilogue *ep,
-                                                               __m256 bias, float *o, int64_t oy, int64_t ox,
+                                                               const __m256 *wv, float *o, int64_t oy, int64_t ox,
                                                                const int N, const int K, const int S) {
   __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   const float *base = buf + ((oy * S) * g->PW + ox * S) * 8;
@@ -102,25 +122,20 @@ static inline __attribute__((always_inline)) void dwc8_outputs(const float *buf,
       const float *q = base + (kh * g->PW + kw) * 8;
       for (int n = 0; n < N; n++) a[n] = _mm256_fmadd_ps(w, _mm256_loadu_ps(q + n * S * 8), a[n]);
     }
-  for (int n = 0; n < N; n++) {
-    __m256 v = a[n];
-    if (ep) v = nnp_act8(ep, _mm256_add_ps(v, bias));
-    _mm256_storeu_ps(o + n * 8, v);
-  }
+  for (int n = 0; n < N; n++) _mm256_storeu_ps(o + n * 8, a[n]);
 }
 
 static inline __attribute__((always_inline)) void dwc8_compute(const float *buf, const dwc8_geo *g,
                                                                const nnp_conv2d_desc *d, const __m256 *wv,
-                                                               const nnp_epilogue *ep, __m256 bias, float *obuf,
-                                                               const int K, const int S) {
+                                                               float *obuf, const int K, const int S) {
   for (int64_t oy = 0; oy < d->oh; oy++) {
     float *o = obuf + oy * d->ow * 8;
     int64_t ox = 0;
-    for (; ox + 4 <= d->ow; ox += 4) dwc8_outputs(buf, g, wv, ep, bias, o + ox * 8, oy, ox, 4, K, S);
+    for (; ox + 4 <= d->ow; ox += 4) dwc8_outputs(buf, g, wv, o + ox * 8, oy, ox, 4, K, S);
     switch (d->ow - ox) {
-      case 3: dwc8_outputs(buf, g, wv, ep, bias, o + ox * 8, oy, ox, 3, K, S); break;
-      case 2: dwc8_outputs(buf, g, wv, ep, bias, o + ox * 8, oy, ox, 2, K, S); break;
-      case 1: dwc8_outputs(buf, g, wv, ep, bias, o + ox * 8, oy, ox, 1, K, S); break;
+      case 3: dwc8_outputs(buf, g, wv, o + ox * 8, oy, ox, 3, K, S); break;
+      case 2: dwc8_outputs(buf, g, wv, o + ox * 8, oy, ox, 2, K, S); break;
+      case 1: dwc8_outputs(buf, g, wv, o + ox * 8, oy, ox, 1, K, S); break;
       default: break;
     }
   }
@@ -138,10 +153,11 @@ static void dwc8_group(const nnp_conv2d_desc *d, const dwc8_geo *g, const int32_
     wv[t] = _mm256_loadu_ps(lane);
   }
   const __m256 bias = ep && ep->bias_kind == NNP_BIAS_ROW ? _mm256_loadu_ps(ep->bias + c0) : _mm256_setzero_ps();
-  if (K == 3 && d->sw == 1) dwc8_compute(buf, g, d, wv, ep, bias, obuf, 3, 1);
-  else if (K == 3) dwc8_compute(buf, g, d, wv, ep, bias, obuf, 3, 2);
-  else if (d->sw == 1) dwc8_compute(buf, g, d, wv, ep, bias, obuf, 5, 1);
-  else dwc8_compute(buf, g, d, wv, ep, bias, obuf, 5, 2);
+  if (K == 3 && d->sw == 1) dwc8_compute(buf, g, d, wv, obuf, 3, 1);
+  else if (K == 3) dwc8_compute(buf, g, d, wv, obuf, 3, 2);
+  else if (d->sw == 1) dwc8_compute(buf, g, d, wv, obuf, 5, 1);
+  else dwc8_compute(buf, g, d, wv, obuf, 5, 2);
+  if (ep) dwc8_epilogue(obuf, d->oh * d->ow, ep, bias);
   dwc8_drain(obuf, d->oh * d->ow, y);
 }
 
