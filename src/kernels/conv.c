@@ -5,6 +5,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/dconv.h"
 #include "kernels/dwconv.h"
+#include "kernels/iconv.h"
 #include "kernels/winograd_nchw.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
@@ -17,6 +18,7 @@ struct nnp_conv2d_kernel {
   float *wpack;           /* GEMM: group g's packed A at g * a_floats; depthwise: W copy */
   nnp_dconv *dc;          /* direct: its packed weights and masks */
   nnp_wnc *wnc;           /* Winograd: its transformed, packed weights */
+  nnp_iconv *ic;          /* im2col stems run as an implicit GEMM (kernels/iconv.h): its plan */
   /* depthwise: the kernel for this CPU (generic, AVX2 or AVX-512), chosen once */
   void (*dw)(const nnp_conv2d_desc *, const float *, const float *, float *, const nnp_epilogue *, int64_t, int64_t);
   size_t a_floats, b_floats;
@@ -35,6 +37,7 @@ const char *nnp_conv2d_kernel_name(const nnp_conv2d_kernel *k) {
                                     {"conv2d.depthwise.avx2", "conv2d.gemm1x1.avx2", "conv2d.im2col.avx2"},
                                     {"conv2d.depthwise.generic", "conv2d.gemm1x1.generic", "conv2d.im2col.generic"}};
   if (k->algo == NNP_CONV_WINOGRAD) return "conv2d.winograd.avx2";
+  if (k->ic) return "conv2d.implicit.avx2";
   if (k->algo == NNP_CONV_DIRECT)
     return k->dc->isa == NNP_DCONV_AVX512 ? "conv2d.direct.avx512"
            : k->dc->isa == NNP_DCONV_AVX2 ? "conv2d.direct.avx2"
@@ -48,6 +51,7 @@ void nnp_conv2d_destroy(nnp_conv2d_kernel *k) {
   nnp_aligned_free(k->wpack);
   nnp_dconv_destroy(k->dc);
   nnp_wnc_destroy(k->wnc);
+  nnp_iconv_destroy(k->ic);
   nnp_free(k);
 }
 
@@ -149,7 +153,15 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     if (!k->wpack) goto oom;
     for (int64_t g = 0; g < d->group; g++)
       nnp_sgemm_pack_a(k->mg, k->ckk, w + g * k->mg * k->ckk, k->ckk, 1, k->wpack + (size_t)g * k->a_floats);
-    if (k->algo == NNP_CONV_IM2COL) plan_phases(k);
+    if (k->algo == NNP_CONV_IM2COL && nnp_iconv_pays(d, k->generic)) {
+      nnp_status s = nnp_iconv_prepare(d, &k->ic);
+      if (s != NNP_OK) {
+        nnp_conv2d_destroy(k);
+        return s;
+      }
+    } else if (k->algo == NNP_CONV_IM2COL) {
+      plan_phases(k);
+    }
   }
   *out = k;
   return NNP_OK;
@@ -165,6 +177,7 @@ static size_t phase_floats(const nnp_conv2d_kernel *k) {
 
 size_t nnp_conv2d_scratch_bytes(const nnp_conv2d_kernel *k) {
   if (k->algo == NNP_CONV_WINOGRAD) return nnp_wnc_scratch_bytes(k->wnc); /* V and M of an image */
+  if (k->ic) return nnp_iconv_scratch_floats(k->ic) * sizeof(float);       /* the phase planes */
   if (k->algo == NNP_CONV_DIRECT && nnp_dconv_scratch_floats(k->dc)) /* its phase planes */
     return nnp_dconv_scratch_floats(k->dc) * sizeof(float);
   if (k->algo == NNP_CONV_DEPTHWISE || k->algo == NNP_CONV_DIRECT) /* a copy of X, used only when Y aliases X */
@@ -435,6 +448,10 @@ void nnp_conv2d_run(const nnp_conv2d_kernel *k, const float *x, float *y, const 
       x = scratch;
     }
     nnp_dconv_run(k->dc, x, y, ep, phases ? scratch : NULL, tp);
+    return;
+  }
+  if (k->ic) {
+    nnp_iconv_run(k->ic, k->wpack, x, y, ep, scratch, tp);
     return;
   }
   float *bp = scratch;

@@ -8,6 +8,8 @@
  *    without AVX-512) and it pays: Winograd F(2x2, 3x3) (kernels/winograd_nchw.h);
  *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 7x7: the direct
  *    kernel (kernels/dconv.h), which reads X in place, no im2col;
+ *  - stems (at most 4 input channels, stride 1 or 2) where the AVX2 GEMM tile runs: the
+ *    same GEMM with B read from padded phase planes, no im2col (kernels/iconv.h);
  *  - otherwise im2col written directly in the packed-B layout, then the packed GEMM;
  *    grouped convolutions run one GEMM per group.
  * The epilogue passed to nnp_conv2d_run is indexed like the output of one image: bias

@@ -106,6 +106,11 @@ void nnp_sgemm_tile_generic(int64_t K, const float *a, const float *b, int64_t l
                             int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
+/* The AVX2 tile with B's rows anywhere: row k at b + off[k] (an implicit-GEMM conv's taps
+ * on its phase planes, kernels/iconv.h), 16 floats read per row even where nr < 16; a
+ * whole K (no accum). The same bits as nnp_sgemm_tile_avx2 on those rows. */
+void nnp_sgemm_tile_off_avx2(int64_t K, const float *a, const float *b, const int32_t *off, float *c, int64_t ldc,
+                             int mr, int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 void nnp_sgemm_tile_avx512(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0);
 /* Two column panels at once on AVX-512F (6 x 32): columns [j0, j0 + 16) from b0, rows

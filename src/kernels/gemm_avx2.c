@@ -1,6 +1,7 @@
 /* The AVX2 + FMA 6 x 16 tile of the packed SGEMM (kernels/gemm.h). This file alone is
  * compiled with -mavx2 -mfma; it is only called where the dispatch table (kernels/dispatch.h) picks AVX2. */
 #include <immintrin.h>
+#include <math.h>
 
 #include "kernels/act_avx2.h"
 #include "kernels/gemm.h"
@@ -36,11 +37,15 @@ static void tile_6x8(int64_t K, const float *a, const float *b, int64_t ldb, flo
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, t[r][j]);
 }
 
-void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
-                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+/* The 6 x 16 tile; with offs (a constant after inlining) row k of B is at b + off[k]
+ * (nnp_sgemm_tile_off_avx2), else at b + k * ldb. */
+static inline __attribute__((always_inline)) void tile_6x16(int64_t K, const float *a, const float *b, int64_t ldb,
+                                                            const int32_t *off, float *c, int64_t ldc, int mr,
+                                                            int nr, bool accum, const nnp_epilogue *ep, int64_t i0,
+                                                            int64_t j0, const bool offs) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  if (nr <= 8) {
+  if (!offs && nr <= 8) {
     tile_6x8(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
     return;
   }
@@ -68,7 +73,8 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     c50 = _mm256_loadu_ps(t[5]); c51 = _mm256_loadu_ps(t[5] + 8);
   }
   for (int64_t k = 0; k < K; k++) {
-    __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+    const float *bk = offs ? b + off[k] : b;
+    __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8), av;
     av = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01);
     av = _mm256_broadcast_ss(a + 1); c10 = _mm256_fmadd_ps(av, b0, c10); c11 = _mm256_fmadd_ps(av, b1, c11);
     av = _mm256_broadcast_ss(a + 2); c20 = _mm256_fmadd_ps(av, b0, c20); c21 = _mm256_fmadd_ps(av, b1, c21);
@@ -76,7 +82,7 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
     av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
     av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
     a += NNP_SGEMM_MR;
-    b += ldb;
+    if (!offs) b += ldb;
   }
   __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   if (wide && (!ep || ep->act != NNP_ACT_SIGMOID)) {
@@ -111,6 +117,16 @@ void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb,
   }
   for (int r = 0; r < mr; r++)
     for (int j = 0; j < nr; j++) c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, tmp[r][j]);
+}
+
+void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
+                         int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  tile_6x16(K, a, b, ldb, NULL, c, ldc, mr, nr, accum, ep, i0, j0, false);
+}
+
+void nnp_sgemm_tile_off_avx2(int64_t K, const float *a, const float *b, const int32_t *off, float *c, int64_t ldc,
+                             int mr, int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  tile_6x16(K, a, b, 0, off, c, ldc, mr, nr, false, ep, i0, j0, true);
 }
 
 /* Columns [j0, j0 + nr), nr <= NNP_SGEMM_NARROW, of row panels [ip0, ip1) for one block
@@ -235,5 +251,14 @@ void nnp_sgemv_panels_avx2(int64_t K, const float *Ap, const float *Bp, float *C
 void nnp_sgemm_tile_avx2(int64_t K, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, int mr,
                          int nr, bool accum, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
   nnp_sgemm_tile_generic(K, a, b, ldb, c, ldc, mr, nr, accum, ep, i0, j0);
+}
+void nnp_sgemm_tile_off_avx2(int64_t K, const float *a, const float *b, const int32_t *off, float *c, int64_t ldc,
+                             int mr, int nr, const nnp_epilogue *ep, int64_t i0, int64_t j0) {
+  for (int r = 0; r < mr; r++)
+    for (int j = 0; j < nr; j++) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; k++) acc = fmaf(a[k * NNP_SGEMM_MR + r], b[off[k] + j], acc);
+      c[r * ldc + j] = nnp_epilogue_apply(ep, i0 + r, j0 + j, acc);
+    }
 }
 #endif

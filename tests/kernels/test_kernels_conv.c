@@ -11,6 +11,7 @@
 #include "kernels/conv.h"
 #include "kernels/cpu.h"
 #include "kernels/dconv.h"
+#include "kernels/dispatch.h"
 #include "kernels/dwconv.h"
 #include "nnperf/alloc.h"
 #include "test.h"
@@ -393,12 +394,40 @@ static void dw_avx2_vs_generic(void) {
   printf("AVX2 depthwise vs generic: %d shapes\n", trials);
 }
 
+/* Stems (kernels/iconv.h: 1..4 input channels, stride 1 or 2, kernels up to 7x7, any
+ * padding, output rows of 16 and more, ragged ones too; M not a multiple of the row
+ * panel; batch 1..2; every epilogue, the residual as Y too), through run_case. Counts
+ * the shapes the implicit-GEMM kernel took: where the dispatch table runs the AVX2 GEMM
+ * tile it must have taken some, or this test would not be testing it. */
+static int stem_case(int trial, nnp_threadpool *const *pools) {
+  nnp_conv2d_desc d = {.n = kt_int(1, 2), .c = kt_int(1, 4), .m = kt_int(1, 40), .dh = 1, .dw = 1, .group = 1};
+  d.kh = kt_int(1, 7);
+  d.kw = trial % 3 ? d.kh : kt_int(1, 7);
+  d.sh = d.sw = trial % 4 ? 2 : 1;
+  d.ph = kt_int(0, d.kh / 2);
+  d.pw = kt_int(0, d.kw / 2);
+  d.h = kt_int(d.kh, 40);
+  d.w = kt_int(d.sw * 16 + d.kw, 80);
+  d.oh = (d.h + 2 * d.ph - d.kh) / d.sh + 1;
+  d.ow = (d.w + 2 * d.pw - d.kw) / d.sw + 1;
+  nnp_conv2d_kernel *k = NULL;
+  CHECK_OK(nnp_conv2d_prepare(&d, (const float[7 * 7 * 4 * 40]){0}, false, &k));
+  const int implicit = k && strstr(nnp_conv2d_kernel_name(k), "implicit") != NULL;
+  nnp_conv2d_destroy(k);
+  run_case(&d, trial, pools, trial % 7 == 3);
+  return implicit;
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
   for (int t = 1; t < 4; t++) CHECK_OK(nnp_threadpool_create(t + 1, &pools[t]));
   for (int trial = 0; trial < 400; trial++) one_case(trial, pools);
   direct_cases(pools);
+  int implicit = 0;
+  for (int trial = 0; trial < 60; trial++) implicit += stem_case(trial, pools);
+  if (nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX2) CHECK_MSG(implicit > 20, "implicit-GEMM stems: %d of 60", implicit);
+  else printf("skip: implicit-GEMM stems: the GEMM tile here is not AVX2 (%d of 60 took it)\n", implicit);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
