@@ -259,10 +259,14 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
   for (int64_t kb = 0; kb < nkb; kb++) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
-    for (int64_t t = b; t < e && !j->by_rows; t++) {
-      const int64_t ip = t % j->mp, ju = t / j->mp;
-      if (j->narrow && ju == j->nu - 1) continue; /* narrow_tiles below */
-      run_tile(j, ip, ju, k0, kn, kb > 0, ep);
+    /* tile t = ju * mp + ip, stepped without a division per tile (idiv was a quarter of
+     * this loop's time on a K = 16 layer, whose tiles take ~170 cycles) */
+    for (int64_t t = b, ip = b % j->mp, ju = b / j->mp; t < e && !j->by_rows; t++) {
+      if (!(j->narrow && ju == j->nu - 1)) run_tile(j, ip, ju, k0, kn, kb > 0, ep); /* narrow: narrow_tiles below */
+      if (++ip == j->mp) {
+        ip = 0;
+        ju++;
+      }
     }
     if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }
