@@ -1,5 +1,6 @@
 #include "kernels/iconv.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "kernels/dispatch.h"
@@ -16,11 +17,24 @@ struct nnp_iconv {
 
 enum { MR = NNP_SGEMM_MR, NR = NNP_SGEMM_NR };
 
+/* An image's phase planes: s * s per input channel, R x Cc floats each. */
+static int64_t phase_geometry(const nnp_conv2d_desc *d, int64_t *R, int64_t *Cc) {
+  const int64_t s = d->sh;
+  /* every 16-wide tile of an output row reads 16 floats per tap: columns up to the width
+   * rounded to 16, plus the taps' reach */
+  *R = d->oh + (d->kh - 1) / s;
+  *Cc = (d->ow + NR - 1) / NR * NR + (d->kw - 1) / s;
+  return d->c * s * s * *R * *Cc;
+}
+
 bool nnp_iconv_pays(const nnp_conv2d_desc *d, bool generic) {
   if (generic || nnp_dispatch_isa(NNP_KF_GEMM) != NNP_ISA_AVX2) return false;
   const bool s_ok = d->sh == d->sw && (d->sh == 1 || d->sh == 2);
-  return d->group == 1 && d->c <= 4 && s_ok && d->dh == 1 && d->dw == 1 && d->kh <= 7 && d->kw <= 7 &&
-         d->c * d->kh * d->kw <= 256 && d->ow >= NR;
+  if (!(d->group == 1 && d->c <= 4 && s_ok && d->dh == 1 && d->dw == 1 && d->kh <= 7 && d->kw <= 7 &&
+        d->c * d->kh * d->kw <= 256 && d->ow >= NR))
+    return false;
+  int64_t R, Cc;
+  return phase_geometry(d, &R, &Cc) <= INT32_MAX; /* the offsets are int32 */
 }
 
 nnp_status nnp_iconv_prepare(const nnp_conv2d_desc *d, nnp_iconv **out) {
@@ -30,14 +44,14 @@ nnp_status nnp_iconv_prepare(const nnp_conv2d_desc *d, nnp_iconv **out) {
   k->d = *d;
   k->s = d->sh;
   k->K = d->c * d->kh * d->kw;
-  /* every 16-wide tile of an output row reads 16 floats per tap: columns up to the width
-   * rounded to 16, plus the taps' reach */
-  const int64_t owr = (d->ow + NR - 1) / NR * NR;
-  k->R = d->oh + (d->kh - 1) / k->s;
-  k->Cc = owr + (d->kw - 1) / k->s;
+  if (phase_geometry(d, &k->R, &k->Cc) > INT32_MAX) {
+    nnp_iconv_destroy(k);
+    return nnp_error(NNP_ERR_SHAPE, "conv2d: an input of %lld x %lld x %lld is too large for the implicit-GEMM "
+                                    "kernel's 32-bit offsets", (long long)d->c, (long long)d->h, (long long)d->w);
+  }
   k->PP = k->R * k->Cc;
   k->off = nnp_malloc((size_t)k->K * sizeof *k->off);
-  if (!k->off || k->PP * k->s * k->s * d->c > INT32_MAX) {
+  if (!k->off) {
     nnp_iconv_destroy(k);
     return nnp_error(NNP_ERR_NOMEM, "out of memory planning an implicit-GEMM conv");
   }
