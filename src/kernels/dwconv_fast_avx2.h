@@ -142,32 +142,31 @@ static void dwf_row_out(const dw_out *o, const float *t, int64_t oh) {
   }
 }
 
-/* R output rows from oh, every 8-column vector; K, S, R are constants after inlining.
- * Each input vector is loaded once for all the output rows it feeds (row i of the
- * window feeds output row j with tap row i - S j), and the K x K broadcast weights stay
- * in registers for 3x3 (9 + 4 accumulators + 1 input of the 16 YMM): 18 loads per four
+/* R output rows from oh of a 3x3 stride-1 plane, every 8-column vector; R is a constant
+ * after inlining. Each input vector is loaded once for all the output rows it feeds (row
+ * i of the window feeds output row j with tap row i - j), and the nine broadcast weights
+ * stay in registers (9 + 4 accumulators + 1 input of the 16 YMM): 18 loads per four
  * output vectors instead of 36 + 9 broadcasts. Every sum still adds its taps kh by kh,
  * kw by kw from zero: the same bits as before.
  * The sums go to the tile (R rows of OWr floats, in L1) and the epilogue runs row by
  * row after: with bias, residual, SiLU's constants and the ragged-end branches inside
  * this loop GCC spilled the accumulators and pointers to the stack on every vector
  * (perf annotate: half the loop's samples on stack moves and reloads). */
-static inline __attribute__((always_inline)) void dwf_pass(const float *buf, const dwf_geo *g, const __m256 *wv,
-                                                           float *tile, int64_t oh, const int R, const int K,
-                                                           const int S) {
+static inline __attribute__((always_inline)) void dwf_pass_k3s1(const float *buf, const dwf_geo *g, const __m256 wv[9],
+                                                                float *tile, int64_t oh, const int R) {
   for (int64_t ow = 0; ow < g->OWr; ow += 8) {
     __m256 acc[DWF_R];
     for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_ps();
-    const float *p = buf + oh * S * g->PW + ow;
-#pragma GCC unroll 16
-    for (int i = 0; i < S * (R - 1) + K; i++, p += g->PW)
-#pragma GCC unroll 8
-      for (int kw = 0; kw < K; kw++) {
-        const __m256 x = _mm256_loadu_ps(S == 1 ? p + kw : p + (kw & 1) * g->half + kw / 2);
+    const float *p = buf + oh * g->PW + ow;
+#pragma GCC unroll 6
+    for (int i = 0; i < R + 2; i++, p += g->PW)
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; kw++) {
+        const __m256 x = _mm256_loadu_ps(p + kw);
 #pragma GCC unroll 4
         for (int j = 0; j < R; j++) {
-          const int kh = i - S * j;
-          if (kh >= 0 && kh < K) acc[j] = _mm256_fmadd_ps(wv[kh * K + kw], x, acc[j]);
+          const int kh = i - j;
+          if (kh >= 0 && kh < 3) acc[j] = _mm256_fmadd_ps(wv[kh * 3 + kw], x, acc[j]);
         }
       }
     for (int j = 0; j < R; j++) _mm256_store_ps(tile + j * g->OWr + ow, acc[j]);
@@ -208,7 +207,7 @@ static inline __attribute__((always_inline)) void dwf_pass_bcast(const float *bu
 static inline __attribute__((always_inline)) void dwf_rows(const float *buf, const dwf_geo *g, const __m256 *wv,
                                                            const float *wc, const dw_out *o, float *tile, int64_t oh,
                                                            const int R, const int K, const int S) {
-  if (K == 3 && S == 1) dwf_pass(buf, g, wv, tile, oh, R, K, S);
+  if (K == 3 && S == 1) dwf_pass_k3s1(buf, g, wv, tile, oh, R);
   else dwf_pass_bcast(buf, g, wc, tile, oh, R, K, S);
   for (int j = 0; j < R; j++) dwf_row_out(o, tile + j * g->OWr, oh + j);
 }
@@ -216,8 +215,8 @@ static inline __attribute__((always_inline)) void dwf_rows(const float *buf, con
 static inline __attribute__((always_inline)) void dwf_plane(const float *buf, const dwf_geo *g, const float *wc,
                                                             const dw_out *o, float *tile, int64_t OH, const int K,
                                                             const int S) {
-  __m256 wv[9];
-  if (K == 3)
+  __m256 wv[9]; /* 3x3 stride 1: the weights in registers (dwf_pass_k3s1) */
+  if (K == 3 && S == 1)
     for (int t = 0; t < 9; t++) wv[t] = _mm256_broadcast_ss(wc + t);
   int64_t oh = 0;
   for (; oh + DWF_R <= OH; oh += DWF_R) dwf_rows(buf, g, wv, wc, o, tile, oh, DWF_R, K, S);
