@@ -6,6 +6,7 @@
 #include "kernels/dconv.h"
 #include "kernels/dwconv.h"
 #include "kernels/iconv.h"
+#include "kernels/strided_copy.h"
 #include "kernels/winograd_nchw.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
@@ -314,10 +315,8 @@ static void phase_range(void *p, int64_t b, int64_t e) {
       float *od = k->phase_used[a * 2 + 1] ? j->dst + (pl * 4 + a * 2 + 1) * PP : NULL;
       for (int64_t r = 0; 2 * r + a < H; r++) {
         const float *src = j->x + (pl * H + 2 * r + a) * W;
-        if (ev)
-          for (int64_t c = 0; 2 * c < W; c++) ev[r * PW + c] = src[2 * c];
-        if (od)
-          for (int64_t c = 0; 2 * c + 1 < W; c++) od[r * PW + c] = src[2 * c + 1];
+        if (ev) nnp_copy_every_other(ev + r * PW, src, (W + 1) / 2);
+        if (od) nnp_copy_every_other(od + r * PW, src + 1, W / 2);
       }
     }
 }

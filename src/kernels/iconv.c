@@ -5,6 +5,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "kernels/strided_copy.h"
 #include "nnperf/alloc.h"
 
 struct nnp_iconv {
@@ -85,15 +86,6 @@ typedef struct iconv_job {
 
 /* Phase row r of phase row-parity pa of input plane pl (task pl * s * R + pa * R + r):
  * phase (pa, pb)[r][cc] = X[s r + pa - ph][s cc + pb - pw], zero outside X. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* with AVX2 the gather vectorizes (loads and permutes; the same values moved): the
- * scalar loop was an eighth of a 3 -> 32 stem's time */
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void every_other(float *restrict dst, const float *restrict src, int64_t n) {
-  for (int64_t i = 0; i < n; i++) dst[i] = src[2 * i];
-}
-
 static void split_range(void *p, int64_t b, int64_t e) {
   const iconv_job *j = p;
   const nnp_iconv *k = j->k;
@@ -116,7 +108,7 @@ static void split_range(void *p, int64_t b, int64_t e) {
       memset(dst, 0, (size_t)lo * sizeof(float));
       if (s == 1) memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
       else
-        every_other(dst + lo, src + 2 * lo, hi - lo);
+        nnp_copy_every_other(dst + lo, src + 2 * lo, hi - lo);
       memset(dst + hi, 0, (size_t)(k->Cc - hi) * sizeof(float));
     }
   }
