@@ -18,7 +18,11 @@ static inline __m256i lanes(unsigned m) {
   return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit);
 }
 
-static inline void store8(float *yn, int64_t P, int64_t m, int64_t p0, __m256 v, const nnp_epilogue *ep) {
+/* Inline (forced): GCC kept it out of line, and a call per output vector, twelve a tile,
+ * made the caller spill its live vectors around each call (all YMM registers are
+ * caller-saved): grouped 3x3 layers 2-13% slower (bench_conv_layers 1 1 g3x3 direct). */
+static inline __attribute__((always_inline)) void store8(float *yn, int64_t P, int64_t m, int64_t p0, __m256 v,
+                                                         const nnp_epilogue *ep) {
   int64_t rem = P - p0;
   float *dst = yn + m * P + p0;
   if (rem < VL || (ep && ep->act == NNP_ACT_SIGMOID)) { /* a ragged vector or expf: through a buffer */
