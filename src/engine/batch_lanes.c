@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir/shape_infer.h"
+#include "kernels/dispatch.h"
 #include "nnperf/alloc.h"
 #include "ops/internal_ops.h"
 #include "ops/op.h"
@@ -163,9 +164,15 @@ static bool batch1_shapes_agree(const nnp_plan *full, const nnp_graph *src, cons
  * once per image, where the layer-at-a-time plan streams them once per batch (and pays
  * with activations N times larger, and a join per layer). Measured at batch 16 on 2
  * threads (nnperf bench --batch 16 --backend-options native:batch_lanes=0|1, alternated):
- * resnet18 (47 MB of weights against a 4.0 MB batch-1 arena: 12x) ran 8% faster layer
- * at a time, mobilenet_v2 (14 MB against 6.0 MB: 2.4x) and efficientnet_lite0 (19 MB
- * against 6.0 MB: 3.1x) 15% faster in lanes; the line is drawn at 8x. */
+ * on a Xeon with AVX-512 (2026-12-04) resnet18 (47 MB of weights against a 4.0 MB batch-1
+ * arena: 12x) ran 8% faster layer at a time, mobilenet_v2 (14 MB against 6.0 MB: 2.4x) and
+ * efficientnet_lite0 (19 MB against 6.0 MB: 3.1x) 15% faster in lanes; the line is drawn
+ * at 8x. Where the GEMM runs the AVX2 tile (an AVX2-only EPYC, 2026-12-07), half the
+ * FLOP/s make the weights' stream matter less: lanes won at every ratio up to ~47x
+ * (P50 ms, two or three alternations: resnet18 12x 318-388 against 352-452 layer at a
+ * time, resnet50 14x 906-1003 against 1013-1121, wide_resnet50_2 34x 2146-2324 against
+ * 2311-2586, zoo resnet18 at 112x112 47x 108-112 against 123-124) and tied at 143x (zoo
+ * resnet18 at 64x64: 68-70 against 67-89); the line there is drawn at 128x. */
 static bool weights_dominate(const nnp_plan *full, const nnp_plan *lane) {
   const nnp_graph *g = nnp_plan_graph(full);
   size_t weights = 0;
@@ -173,7 +180,8 @@ static bool weights_dominate(const nnp_plan *full, const nnp_plan *lane) {
     const nnp_tensor *t = nnp_plan_value(full, v);
     if (t && nnp_plan_value_is_constant(full, v)) weights += nnp_tensor_nbytes(t);
   }
-  return weights > 8 * nnp_plan_memory_stats(lane)->planned;
+  const size_t line = nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX2 ? 128 : 8;
+  return weights > line * nnp_plan_memory_stats(lane)->planned;
 }
 
 nnp_status nnp_batch_lanes_create(const nnp_plan *full, const nnp_graph *src, const nnp_plan_options *opt,
