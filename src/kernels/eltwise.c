@@ -66,6 +66,34 @@ void nnp_eltwise_act(const float *x, float *y, int64_t n, const nnp_epilogue *ep
   nnp_threadpool_run(tp, elt_range, &j, (n + NNP_ELTWISE_BLOCK - 1) / NNP_ELTWISE_BLOCK);
 }
 
+typedef struct hsig_job {
+  const float *x;
+  float *y;
+  int64_t n;
+  float alpha, beta;
+} hsig_job;
+
+/* The reference's expression (ops/unary.c: alpha * x + beta, then v < 0 ? 0 : v > 1 ? 1
+ * : v, NaN through), compiled the same way: the same bits. */
+static void hsig_range(void *p, int64_t b, int64_t e) {
+  const hsig_job *j = p;
+  const float alpha = j->alpha, beta = j->beta;
+  for (int64_t blk = b; blk < e; blk++) {
+    const int64_t i0 = blk * NNP_ELTWISE_BLOCK, len = j->n - i0 < NNP_ELTWISE_BLOCK ? j->n - i0 : NNP_ELTWISE_BLOCK;
+    const float *x = j->x + i0;
+    float *y = j->y + i0;
+    for (int64_t i = 0; i < len; i++) {
+      const float v = alpha * x[i] + beta;
+      y[i] = v < 0 ? 0.0f : (v > 1 ? 1.0f : v);
+    }
+  }
+}
+
+void nnp_eltwise_hard_sigmoid(const float *x, float *y, int64_t n, float alpha, float beta, nnp_threadpool *tp) {
+  hsig_job j = {.x = x, .y = y, .n = n, .alpha = alpha, .beta = beta};
+  nnp_threadpool_run(tp, hsig_range, &j, (n + NNP_ELTWISE_BLOCK - 1) / NNP_ELTWISE_BLOCK);
+}
+
 void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, int64_t n, const nnp_epilogue *ep,
                         nnp_threadpool *tp) {
   elt_job j = {.a = a, .b = b, .y = y, .n = n, .ep = ep, .op = (int)op};

@@ -13,6 +13,12 @@
 /* y = act(x) with ep's activation (its bias and residual are ignored). */
 void nnp_eltwise_act(const float *x, float *y, int64_t n, const nnp_epilogue *ep, nnp_threadpool *tp);
 
+/* y = clip(alpha * x + beta, 0, 1): HardSigmoid, MobileNetV3's squeeze-and-excitation
+ * gate (with HardSwish's alpha 1/6 it is fused away instead: ir/passes/fuse_activation.c).
+ * Not an epilogue activation: its two parameters would need the act fields of every
+ * vector kernel. y may equal x. */
+void nnp_eltwise_hard_sigmoid(const float *x, float *y, int64_t n, float alpha, float beta, nnp_threadpool *tp);
+
 typedef enum nnp_binop { NNP_BINOP_ADD, NNP_BINOP_MUL } nnp_binop;
 /* y = a op b, then ep's activation (ep may be NULL). */
 void nnp_eltwise_binary(nnp_binop op, const float *a, const float *b, float *y, int64_t n, const nnp_epilogue *ep,

@@ -1,4 +1,4 @@
-/* Relu, Clip, Sigmoid, HardSwish, same-shape Add and Mul, and Add/Mul of an [N,C,H,W]
+/* Relu, Clip, Sigmoid, HardSwish, HardSigmoid, same-shape Add and Mul, and Add/Mul of an [N,C,H,W]
  * value with a per-channel one or of any value with one along its last axis ->
  * kernels/eltwise.h: float32 only; Clip only with load-time bounds. Other broadcasts
  * stay reference. */
@@ -13,7 +13,8 @@
 
 typedef struct fast_elt {
   nnp_epilogue ep;
-  int binop; /* -1: unary */
+  int binop; /* -1: unary (ep's act), -2: HardSigmoid (alpha, beta) */
+  float alpha, beta;
   int64_t n;
   /* per-channel broadcast: input `big` is [N,C,H,W], the other [N,C,1,1] (per_image),
    * [1,C,1,1] or [C,1,1]; channels 0 for the same-shape case */
@@ -26,7 +27,8 @@ static void fast_elt_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
   const fast_elt *f = p;
-  if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
+  if (f->binop == -2) nnp_eltwise_hard_sigmoid(ctx->in[0]->data, ctx->out[0]->data, f->n, f->alpha, f->beta, ctx->pool);
+  else if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
   else if (f->row_len)
     nnp_eltwise_row_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data, ctx->out[0]->data,
                            f->rows, f->row_len, ctx->pool);
@@ -62,6 +64,13 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
   if (!strcmp(op, "Relu")) return make(ctx, NNP_ACT_RELU, 0, 0, -1, "eltwise.relu", out);
   if (!strcmp(op, "Sigmoid")) return make(ctx, NNP_ACT_SIGMOID, 0, 0, -1, "eltwise.sigmoid", out);
   if (!strcmp(op, "HardSwish")) return make(ctx, NNP_ACT_HARDSWISH, 0, 0, -1, "eltwise.hardswish", out);
+  if (!strcmp(op, "HardSigmoid")) { /* the reference's defaults */
+    NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, -2, "eltwise.hardsigmoid", out));
+    fast_elt *f = out->state;
+    f->alpha = nnp_attr_float(ctx->node, "alpha", 0.2f);
+    f->beta = nnp_attr_float(ctx->node, "beta", 0.5f);
+    return NNP_OK;
+  }
   if (!strcmp(op, "Clip")) {
     float lo, hi;
     if (ctx->opset < 11) {

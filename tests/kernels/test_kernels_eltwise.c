@@ -1,5 +1,8 @@
 /* Elementwise fast paths against the scalar epilogue (kernels/epilogue.h): every
- * activation, Add and Mul, sizes around the block size, threads 1..4, in-place. */
+ * activation, Add and Mul, sizes around the block size, threads 1..4, in-place; and
+ * HardSigmoid against its definition, bit for bit, NaN passed through as the reference
+ * does. */
+#include <math.h>
 #include <string.h>
 
 #include "kernel_test_util.h"
@@ -18,6 +21,18 @@ int main(void) {
     for (int64_t i = 0; i < n; i++) {
       a[i] = kt_float() * 8.0f;
       b[i] = kt_float();
+    }
+    for (int t = 0; t < 4; t++) { /* HardSigmoid: both clamps taken (a in [-8, 8)), a NaN */
+      const float alpha = t == 0 ? 0.2f : 1.0f / 6.0f, beta = t == 3 ? 0.25f : 0.5f;
+      a[0] = NAN;
+      nnp_eltwise_hard_sigmoid(a, got, n, alpha, beta, pools[t]);
+      int bad = isnan(got[0]) ? 0 : 1;
+      for (int64_t i = 1; i < n; i++) {
+        const float v = alpha * a[i] + beta;
+        bad += got[i] != fmaxf(0.0f, fminf(1.0f, v));
+      }
+      CHECK_MSG(bad == 0, "HardSigmoid n %lld threads %d: %d elements differ", (long long)n, t + 1, bad);
+      a[0] = 0.5f;
     }
     for (int act = NNP_ACT_NONE; act <= NNP_ACT_SILU; act++)
       for (int op = -1; op <= 1; op++)
