@@ -36,4 +36,18 @@ static inline __attribute__((always_inline)) __m256 nnp_act8(const nnp_epilogue 
   }
 }
 
+/* Runs CALL(A) with A the activation `act` as a compile-time constant: one copy of the
+ * caller's loop per activation, in which nnp_act8's switch folds away (a switch on every
+ * vector kept GCC from holding the loop's values in registers). Callers send Sigmoid to
+ * the scalar epilogue first: here it would run as no activation. Used by the GEMM tile's
+ * store (gemm_avx2.c) and the depthwise epilogues (dwconv_fast_avx2.h, dwconv_c8_avx2.h). */
+#define NNP_ACT8_CONST(act, CALL)                           \
+  switch (act) {                                            \
+    case NNP_ACT_RELU: CALL(NNP_ACT_RELU); break;           \
+    case NNP_ACT_CLIP: CALL(NNP_ACT_CLIP); break;           \
+    case NNP_ACT_HARDSWISH: CALL(NNP_ACT_HARDSWISH); break; \
+    case NNP_ACT_SILU: CALL(NNP_ACT_SILU); break;           \
+    default: CALL(NNP_ACT_NONE); break;                     \
+  }
+
 #endif

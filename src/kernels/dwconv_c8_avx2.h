@@ -87,13 +87,9 @@ static inline __attribute__((always_inline)) void dwc8_act(float *obuf, int64_t 
 /* The epilogue of all P outputs, after the sums: inside the FMA loop, SiLU's constants
  * and the four accumulators left GCC too few registers for the 3x3 weights. */
 static void dwc8_epilogue(float *obuf, int64_t P, const nnp_epilogue *ep, __m256 bias) {
-  switch (ep->act) {
-    case NNP_ACT_RELU: dwc8_act(obuf, P, ep, bias, NNP_ACT_RELU); break;
-    case NNP_ACT_CLIP: dwc8_act(obuf, P, ep, bias, NNP_ACT_CLIP); break;
-    case NNP_ACT_HARDSWISH: dwc8_act(obuf, P, ep, bias, NNP_ACT_HARDSWISH); break;
-    case NNP_ACT_SILU: dwc8_act(obuf, P, ep, bias, NNP_ACT_SILU); break;
-    default: dwc8_act(obuf, P, ep, bias, NNP_ACT_NONE); break;
-  }
+#define DWC8_ACT(A) dwc8_act(obuf, P, ep, bias, A)
+  NNP_ACT8_CONST(ep->act, DWC8_ACT)
+#undef DWC8_ACT
 }
 
 /* The [P][8] results back to the eight output planes (P apart) at yp. */

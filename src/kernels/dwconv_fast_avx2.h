@@ -133,13 +133,9 @@ static void dwf_row_out(const dw_out *o, const float *t, int64_t oh) {
     for (int64_t ow = 0; ow < o->OW; ow += 8) dw_store(o, _mm256_load_ps(t + ow), oh, ow);
     return;
   }
-  switch (o->ep->act) {
-    case NNP_ACT_RELU: dwf_row_act(o, t, oh, NNP_ACT_RELU); break;
-    case NNP_ACT_CLIP: dwf_row_act(o, t, oh, NNP_ACT_CLIP); break;
-    case NNP_ACT_HARDSWISH: dwf_row_act(o, t, oh, NNP_ACT_HARDSWISH); break;
-    case NNP_ACT_SILU: dwf_row_act(o, t, oh, NNP_ACT_SILU); break;
-    default: dwf_row_act(o, t, oh, NNP_ACT_NONE); break;
-  }
+#define DWF_ROW_ACT(A) dwf_row_act(o, t, oh, A)
+  NNP_ACT8_CONST(o->ep->act, DWF_ROW_ACT)
+#undef DWF_ROW_ACT
 }
 
 /* R output rows from oh of a 3x3 stride-1 plane, every 8-column vector; R is a constant

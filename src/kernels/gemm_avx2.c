@@ -125,13 +125,9 @@ static inline __attribute__((always_inline)) void tile_6x16(int64_t K, const flo
   }
   __m256 acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   if (wide && (!ep || ep->act != NNP_ACT_SIGMOID)) {
-    switch (ep ? ep->act : NNP_ACT_NONE) {
-      case NNP_ACT_RELU: store_wide(acc, c, ldc, mr, ep, i0, j0, NNP_ACT_RELU); break;
-      case NNP_ACT_CLIP: store_wide(acc, c, ldc, mr, ep, i0, j0, NNP_ACT_CLIP); break;
-      case NNP_ACT_HARDSWISH: store_wide(acc, c, ldc, mr, ep, i0, j0, NNP_ACT_HARDSWISH); break;
-      case NNP_ACT_SILU: store_wide(acc, c, ldc, mr, ep, i0, j0, NNP_ACT_SILU); break;
-      default: store_wide(acc, c, ldc, mr, ep, i0, j0, NNP_ACT_NONE); break;
-    }
+#define STORE_WIDE(A) store_wide(acc, c, ldc, mr, ep, i0, j0, A)
+    NNP_ACT8_CONST(ep ? ep->act : NNP_ACT_NONE, STORE_WIDE)
+#undef STORE_WIDE
     return;
   }
   float tmp[NNP_SGEMM_MR][NNP_SGEMM_NR];

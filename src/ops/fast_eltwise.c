@@ -1,5 +1,5 @@
-/* Relu, Clip, Sigmoid, HardSwish, HardSigmoid, same-shape Add and Mul, and Add/Mul of an [N,C,H,W]
- * value with a per-channel one or of any value with one along its last axis ->
+/* Relu, Clip, Sigmoid, HardSwish, HardSigmoid, same-shape Add and Mul, and Add/Mul of an
+ * [N,C,H,W] value with a per-channel one or of any value with one along its last axis ->
  * kernels/eltwise.h: float32 only; Clip only with load-time bounds. Other broadcasts
  * stay reference. */
 #include <float.h>
@@ -27,7 +27,8 @@ static void fast_elt_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
   const fast_elt *f = p;
-  if (f->binop == -2) nnp_eltwise_hard_sigmoid(ctx->in[0]->data, ctx->out[0]->data, f->n, f->alpha, f->beta, ctx->pool);
+  if (f->binop == -2)
+    nnp_eltwise_hard_sigmoid(ctx->in[0]->data, ctx->out[0]->data, f->n, f->alpha, f->beta, ctx->pool);
   else if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
   else if (f->row_len)
     nnp_eltwise_row_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data, ctx->out[0]->data,
