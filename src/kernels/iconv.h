@@ -27,14 +27,16 @@ typedef struct nnp_iconv nnp_iconv;
  * at most 4 input channels, stride 1 or 2 both ways, no dilation, K <= 256, output rows
  * of at least 16, and an image's phase planes addressable by 32-bit offsets. */
 bool nnp_iconv_pays(const nnp_conv2d_desc *d, bool generic);
-/* The offset table for d; wpack: the weights packed as the GEMM's A (M x K), kept by the
- * caller and read at run time. */
+/* The offset table for d (the weights are not kept here: nnp_iconv_run reads them packed
+ * as the GEMM's A, owned by the caller, conv.c's wpack). Fails for an input whose phase
+ * planes 32-bit offsets cannot address (nnp_iconv_pays says no to it first). */
 nnp_status nnp_iconv_prepare(const nnp_conv2d_desc *d, nnp_iconv **out);
 void nnp_iconv_destroy(nnp_iconv *k);
 /* Floats of scratch nnp_iconv_run needs (the phase planes of all images). */
 size_t nnp_iconv_scratch_floats(const nnp_iconv *k);
-/* Y = epilogue(conv(X)) with A = the packed weights; ep indexed as conv.h says. Y may
- * alias X: X is read whole into the phase planes before Y is written. */
+/* Y = epilogue(conv(X)) with a = the weights packed by nnp_sgemm_pack_a (M x K); ep
+ * indexed as conv.h says. Y may alias X: X is read whole into the phase planes before Y
+ * is written. */
 void nnp_iconv_run(const nnp_iconv *k, const float *a, const float *x, float *y, const nnp_epilogue *ep,
                    float *scratch, nnp_threadpool *tp);
 
