@@ -11,7 +11,9 @@
  *                           winograd: NCHW Winograd wherever it applies (AVX2 CPUs);
  *                           blocked: the NCHW16c kernel (kernels/blocked_conv.h) the models run by default]
  * BENCH_CONV_ACT=silu in the environment fuses SiLU (EfficientNet's activation, an exp per
- * output) in place of ReLU6 in the NCHW kernels' epilogue. */
+ * output) in place of ReLU6 in the NCHW kernels' epilogue. BENCH_CONV_RESIDUAL=1 adds a
+ * residual of the output's shape, in its own buffer, before the activation (ResNet's
+ * bottleneck-closing 1x1 convs: the residual's rows are read once, from L2 or L3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,7 @@ static const layer layers[] = {
     {"effb3 dw3x3 s1 40ch 112", 40, 112, 40, 3, 1, 40, 0, 0},
     {"mbv2 1x1 16->96 112", 16, 112, 96, 1, 1, 1, 0, 0},
     {"mv3 1x1 16->64 112", 16, 112, 64, 1, 1, 1, 0, 0},
+    {"mv3 1x1 16->16 112", 16, 112, 16, 1, 1, 1, 0, 0},
     {"effb3 1x1 24->144 112", 24, 112, 144, 1, 1, 1, 0, 0},
     {"effb3 1x1 40->24 112", 40, 112, 24, 1, 1, 1, 0, 0},
     {"effb3 1x1 32->192 56", 32, 56, 192, 1, 1, 1, 0, 0},
@@ -121,6 +124,18 @@ static const layer layers[] = {
     {"sqz10 1x1 512->64 13", 512, 13, 64, 1, 1, 1, 0, 0},
     {"incv3 1x1 288->64 35", 288, 35, 64, 1, 1, 1, 0, 0},
     {"incv3 1x1 2048->448 8", 2048, 8, 448, 1, 1, 1, 0, 0},
+    {"mv3 se 1x1 960->240 1", 960, 1, 240, 1, 1, 1, 0, 0},
+    {"mv3 se 1x1 240->960 1", 240, 1, 960, 1, 1, 1, 0, 0},
+    {"effb0 se 1x1 1152->48 1", 1152, 1, 48, 1, 1, 1, 0, 0},
+    {"effb0 se 1x1 48->1152 1", 48, 1, 1152, 1, 1, 1, 0, 0},
+    {"rn50 1x1 64->256 56", 64, 56, 256, 1, 1, 1, 0, 0},
+    {"rn50 1x1 256->64 56", 256, 56, 64, 1, 1, 1, 0, 0},
+    {"rn50 1x1 128->512 28", 128, 28, 512, 1, 1, 1, 0, 0},
+    {"rn50 1x1 512->128 28", 512, 28, 128, 1, 1, 1, 0, 0},
+    {"rn50 1x1 256->1024 14", 256, 14, 1024, 1, 1, 1, 0, 0},
+    {"rn50 1x1 1024->256 14", 1024, 14, 256, 1, 1, 1, 0, 0},
+    {"rn50 1x1 512->2048 7", 512, 7, 2048, 1, 1, 1, 0, 0},
+    {"rn50 1x1 2048->512 7", 2048, 7, 512, 1, 1, 1, 0, 0},
 };
 
 int main(int argc, char **argv) {
@@ -156,12 +171,15 @@ int main(int argc, char **argv) {
     int64_t nx = batch * cx * l->h * l->h, ny = batch * cy * o * o, nw = l->m * (l->c / l->group) * taps;
     float *x = nnp_aligned_alloc((size_t)nx * 4), *y = nnp_aligned_alloc((size_t)ny * 4);
     float *w = nnp_malloc((size_t)nw * 4), *bias = nnp_malloc((size_t)l->m * 4);
+    const bool with_res = getenv("BENCH_CONV_RESIDUAL") && !strcmp(getenv("BENCH_CONV_RESIDUAL"), "1") && !blocked;
+    float *res = with_res ? nnp_aligned_alloc((size_t)ny * 4) : NULL;
+    for (int64_t j = 0; res && j < ny; j++) res[j] = (float)(j % 13) * 0.01f;
     for (int64_t j = 0; j < nx; j++) x[j] = (float)(j % 17) * 0.01f - 0.08f;
     for (int64_t j = 0; j < nw; j++) w[j] = (float)(j % 11) * 0.02f - 0.1f;
     for (int64_t j = 0; j < l->m; j++) bias[j] = 0.01f * (float)j;
     nnp_conv2d_kernel *k = NULL;
     nnp_bconv_kernel *bk = NULL;
-    if (!x || !y || !w || !bias ||
+    if (!x || !y || !w || !bias || (with_res && !res) ||
         (blocked ? nnp_bconv_prepare(&d, w, bias, NNP_ACT_CLIP, 0.0f, 6.0f, false, &bk)
                  : nnp_conv2d_prepare_pick(&d, w, false, pick, &k)) != NNP_OK) {
       fprintf(stderr, "bench_conv_layers: preparing '%s' failed\n", l->what);
@@ -170,6 +188,10 @@ int main(int argc, char **argv) {
     void *scratch = nnp_aligned_alloc((k ? nnp_conv2d_scratch_bytes(k) : nnp_bconv_scratch_bytes(bk)) + 64);
     nnp_epilogue ep = {.bias = bias, .bias_kind = NNP_BIAS_ROW, .act = NNP_ACT_CLIP, .act_min = 0.0f, .act_max = 6.0f};
     if (getenv("BENCH_CONV_ACT") && !strcmp(getenv("BENCH_CONV_ACT"), "silu")) ep.act = NNP_ACT_SILU;
+    if (res) {
+      ep.residual = res;
+      ep.ld_res = o * o;
+    }
     double best = 1e30, best_cpu = 1e30, t_start = now_s();
     for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
       double t0 = now_s(), c0 = cpu_s();
@@ -192,6 +214,7 @@ int main(int argc, char **argv) {
     nnp_bconv_destroy(bk);
     nnp_aligned_free(x);
     nnp_aligned_free(y);
+    nnp_aligned_free(res);
     nnp_free(w);
     nnp_free(bias);
   }
