@@ -419,6 +419,28 @@ static int stem_case(int trial, nnp_threadpool *const *pools) {
   return implicit;
 }
 
+/* 1x1 convs on a one-pixel plane (squeeze-and-excitation; conv.c's gemv path, the
+ * product transposed): K and M ragged against the 16-column panels, K beyond one K
+ * block (300), batch 1..3, every epilogue (bias off in a third: the bias kinds swap),
+ * the residual as Y too, in place where C == M, threads 1..4, through run_case. Counts
+ * the shapes the fast path ran as a GEMV (conv.c's gemv_pays: M padded to 16 columns at
+ * most a quarter more than to 6 rows); the others run the six-row narrow panels. */
+static int se_case(int trial, nnp_threadpool *const *pools) {
+  static const int64_t ks[] = {1, 5, 16, 33, 300}, ms[] = {1, 4, 15, 16, 17, 72, 130};
+  nnp_conv2d_desc d = {.n = kt_int(1, 3), .h = 1, .w = 1, .oh = 1, .ow = 1, .kh = 1, .kw = 1, .sh = 1, .sw = 1,
+                       .dh = 1, .dw = 1, .group = 1};
+  d.c = ks[trial % 5];
+  d.m = trial % 9 == 4 ? d.c : ms[trial % 7];
+  if (d.c == 1 && d.m == 1) d.m = 2; /* one channel in and out is a depthwise conv */
+  static const float zeros[300 * 300]; /* weights for the kernel's name only (M up to C = 300) */
+  nnp_conv2d_kernel *k = NULL;
+  CHECK_OK(nnp_conv2d_prepare(&d, zeros, false, &k));
+  const int gemv = k && strstr(nnp_conv2d_kernel_name(k), "gemv1x1") != NULL;
+  nnp_conv2d_destroy(k);
+  run_case(&d, trial, pools, trial % 5 == 2);
+  return gemv;
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
@@ -429,6 +451,11 @@ int main(void) {
   for (int trial = 0; trial < 60; trial++) implicit += stem_case(trial, pools);
   if (nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX2) CHECK_MSG(implicit > 20, "implicit-GEMM stems: %d of 60", implicit);
   else printf("skip: implicit-GEMM stems: the GEMM tile here is not AVX2 (%d of 60 took it)\n", implicit);
+  int gemv = 0;
+  for (int trial = 0; trial < 63; trial++) gemv += se_case(trial, pools);
+  /* M = 15, 16, 72, 130 and C = M = 300 take it (35 of the 63); 1, 2, 4, 5, 17, 33 not */
+  if (!nnp_dispatch_portable(NNP_KF_GEMM, false)) CHECK_MSG(gemv == 35, "1x1 convs on a one-pixel plane run as a GEMV: %d of 63", gemv);
+  else printf("skip: one-pixel 1x1 convs as a GEMV: the GEMM here is the portable one (%d of 63 took it)\n", gemv);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
