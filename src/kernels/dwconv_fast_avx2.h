@@ -21,7 +21,12 @@ enum { DWF_R = 4 }; /* output rows per pass */
 
 /* Plane buffer geometry: PH rows of PW floats; stride 2 stores each padded row as its
  * even columns, then its odd ones (half floats each), so padded column pc of a row is
- * at (pc & 1) * half + pc / 2. */
+ * at (pc & 1) * half + pc / 2. half is whole vectors and the buffer 32-byte aligned, so
+ * the kw = 0 and kw = 1 taps of every output vector are aligned loads: with half = OWr
+ * + 1 floats (57 on a 112-wide input) the rows drifted across cache lines and about
+ * half of the loads split two lines (one thread, bench_conv_layers 1 1 dw, four
+ * alternations: 96ch 3x3 stride 2 @112 0.311 -> 0.297 ms, 144ch 0.486 -> 0.464, 192ch
+ * 5x5 @56 0.287 -> 0.278; stride 1 unchanged). */
 typedef struct dwf_geo {
   int64_t PH, PW, half, OWr;
 } dwf_geo;
@@ -39,6 +44,7 @@ static bool dwf_geometry(const nnp_conv2d_desc *d, dwf_geo *g) {
   } else {
     g->half = g->OWr + (K - 1) / 2;
     if (g->half < (d->pw + d->w + 1) / 2) g->half = (d->pw + d->w + 1) / 2;
+    g->half = (g->half + 7) / 8 * 8;
     g->PW = 2 * g->half;
   }
   return g->PH * g->PW <= DW_PAD_MAX_FLOATS;
@@ -230,8 +236,9 @@ static bool dw_fast_planes(const nnp_conv2d_desc *d, const float *x, const float
   dwf_geo g;
   if (!dwf_geometry(d, &g)) return false;
   const int64_t K = d->kh, P = d->oh * d->ow;
-  float buf[g.PH * g.PW];
-  memset(buf, 0, sizeof buf);
+  float buf_[g.PH * g.PW + 8];
+  float *buf = (float *)(((uintptr_t)buf_ + 31) & ~(uintptr_t)31);
+  memset(buf, 0, (size_t)(g.PH * g.PW) * sizeof(float));
   float tile[DWF_R * g.OWr] __attribute__((aligned(32))); /* one pass's raw sums */
   for (int64_t plane = b; plane < e; plane++) {
     const int64_t c = plane % d->c;
