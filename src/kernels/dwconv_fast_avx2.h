@@ -175,11 +175,38 @@ static inline __attribute__((always_inline)) void dwf_pass_k3s1(const float *buf
   }
 }
 
+/* The same for 3x3 stride 2: output row oh + j reads input rows 2 (oh + j) + kh, so R
+ * output rows read 2R + 1 rows, each loaded once per column tap (even, odd, next even
+ * column: three vectors) for the one or two output rows it feeds; 27 loads and no
+ * broadcasts per four output vectors against dwf_pass_bcast's 36 and 9. Tap order per
+ * sum as there (kh, then kw, from zero): the same bits. Measured once the buffer's halves
+ * were aligned (before, the two ways were level): one thread, 96ch @112 0.278 -> 0.250
+ * ms, 144ch 0.422 -> 0.394 (bench_conv_layers 1 1 s2, four alternations). */
+static inline __attribute__((always_inline)) void dwf_pass_k3s2(const float *buf, const dwf_geo *g, const __m256 wv[9],
+                                                                float *tile, int64_t oh, const int R) {
+  for (int64_t ow = 0; ow < g->OWr; ow += 8) {
+    __m256 acc[DWF_R];
+    for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_ps();
+    const float *p = buf + 2 * oh * g->PW + ow;
+#pragma GCC unroll 9
+    for (int i = 0; i < 2 * R + 1; i++, p += g->PW)
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; kw++) {
+        const __m256 x = _mm256_loadu_ps(p + (kw & 1) * g->half + kw / 2);
+#pragma GCC unroll 4
+        for (int j = 0; j < R; j++) {
+          const int kh = i - 2 * j;
+          if (kh >= 0 && kh < 3) acc[j] = _mm256_fmadd_ps(wv[kh * 3 + kw], x, acc[j]);
+        }
+      }
+    for (int j = 0; j < R; j++) _mm256_store_ps(tile + j * g->OWr + ow, acc[j]);
+  }
+}
+
 /* The same sums with each tap's weight broadcast from memory once per R output vectors
- * and every input loaded per tap: for 5x5 the 25 weights do not fit the registers (held
+ * and every input loaded per tap, for 5x5: the 25 weights do not fit the registers (held
  * on the stack they cost a load per FMA: 192ch 5x5 stride 2 on 56x56 took 0.32 ms
- * against 0.275 this way, one thread), and for 3x3 stride 2 an input row feeds at most
- * two output rows (0.32 against 0.31 ms). */
+ * against 0.275 this way, one thread). */
 static inline __attribute__((always_inline)) void dwf_pass_bcast(const float *buf, const dwf_geo *g, const float *wc,
                                                                  float *tile, int64_t oh, const int R, const int K,
                                                                  const int S) {
@@ -210,6 +237,7 @@ static inline __attribute__((always_inline)) void dwf_rows(const float *buf, con
                                                            const float *wc, const dw_out *o, float *tile, int64_t oh,
                                                            const int R, const int K, const int S) {
   if (K == 3 && S == 1) dwf_pass_k3s1(buf, g, wv, tile, oh, R);
+  else if (K == 3) dwf_pass_k3s2(buf, g, wv, tile, oh, R);
   else dwf_pass_bcast(buf, g, wc, tile, oh, R, K, S);
   for (int j = 0; j < R; j++) dwf_row_out(o, tile + j * g->OWr, oh + j);
 }
@@ -217,8 +245,8 @@ static inline __attribute__((always_inline)) void dwf_rows(const float *buf, con
 static inline __attribute__((always_inline)) void dwf_plane(const float *buf, const dwf_geo *g, const float *wc,
                                                             const dw_out *o, float *tile, int64_t OH, const int K,
                                                             const int S) {
-  __m256 wv[9]; /* 3x3 stride 1: the weights in registers (dwf_pass_k3s1) */
-  if (K == 3 && S == 1)
+  __m256 wv[9]; /* 3x3: the weights in registers (dwf_pass_k3s1, dwf_pass_k3s2) */
+  if (K == 3)
     for (int t = 0; t < 9; t++) wv[t] = _mm256_broadcast_ss(wc + t);
   int64_t oh = 0;
   for (; oh + DWF_R <= OH; oh += DWF_R) dwf_rows(buf, g, wv, wc, o, tile, oh, DWF_R, K, S);
