@@ -458,7 +458,9 @@ static void gemv_run(const nnp_conv2d_kernel *k, const float *x, float *y, const
     nnp_epilogue loc;
     if (ep) {
       loc = *ep;
-      loc.bias_kind = ep->bias_kind == NNP_BIAS_ROW ? NNP_BIAS_COL : ep->bias_kind == NNP_BIAS_COL ? NNP_BIAS_ROW : NNP_BIAS_NONE;
+      loc.bias_kind = ep->bias_kind == NNP_BIAS_ROW   ? NNP_BIAS_COL
+                      : ep->bias_kind == NNP_BIAS_COL ? NNP_BIAS_ROW
+                                                      : NNP_BIAS_NONE;
       if (loc.residual) loc.residual = ep->residual + n * d->m;
       loc.ld_res = 0;
     }

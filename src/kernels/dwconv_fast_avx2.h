@@ -264,7 +264,7 @@ static bool dw_fast_planes(const nnp_conv2d_desc *d, const float *x, const float
   dwf_geo g;
   if (!dwf_geometry(d, &g)) return false;
   const int64_t K = d->kh, P = d->oh * d->ow;
-  float buf_[g.PH * g.PW + 8];
+  float buf_[g.PH * g.PW + 8]; /* 8 floats more: buf starts at its first 32-byte boundary */
   float *buf = (float *)(((uintptr_t)buf_ + 31) & ~(uintptr_t)31);
   memset(buf, 0, (size_t)(g.PH * g.PW) * sizeof(float));
   float tile[DWF_R * g.OWr] __attribute__((aligned(32))); /* one pass's raw sums */

@@ -394,6 +394,18 @@ static void dw_avx2_vs_generic(void) {
   printf("AVX2 depthwise vs generic: %d shapes\n", trials);
 }
 
+/* Whether the fast (not generic) conv2d kernel prepared for d has `name` in its name:
+ * a test counts the shapes a kernel took, or it could pass without running it. */
+static int takes_kernel(const nnp_conv2d_desc *d, const char *name) {
+  static const float zeros[300 * 300]; /* weights for the name only: stems and one-pixel 1x1 convs fit */
+  CHECK(d->m * (d->c / d->group) * d->kh * d->kw <= 300 * 300);
+  nnp_conv2d_kernel *k = NULL;
+  CHECK_OK(nnp_conv2d_prepare(d, zeros, false, &k));
+  const int took = k && strstr(nnp_conv2d_kernel_name(k), name) != NULL;
+  nnp_conv2d_destroy(k);
+  return took;
+}
+
 /* Stems (kernels/iconv.h: 1..4 input channels, stride 1 or 2, kernels up to 7x7, any
  * padding, output rows of 16 and more, ragged ones too; M not a multiple of the row
  * panel; batch 1..2; every epilogue, the residual as Y too), through run_case. Counts
@@ -410,11 +422,7 @@ static int stem_case(int trial, nnp_threadpool *const *pools) {
   d.w = kt_int(d.sw * 16 + d.kw, 80);
   d.oh = (d.h + 2 * d.ph - d.kh) / d.sh + 1;
   d.ow = (d.w + 2 * d.pw - d.kw) / d.sw + 1;
-  static const float zeros[7 * 7 * 4 * 40]; /* weights for the kernel's name only */
-  nnp_conv2d_kernel *k = NULL;
-  CHECK_OK(nnp_conv2d_prepare(&d, zeros, false, &k));
-  const int implicit = k && strstr(nnp_conv2d_kernel_name(k), "implicit") != NULL;
-  nnp_conv2d_destroy(k);
+  const int implicit = takes_kernel(&d, "implicit");
   run_case(&d, trial, pools, trial % 7 == 3);
   return implicit;
 }
@@ -432,11 +440,7 @@ static int se_case(int trial, nnp_threadpool *const *pools) {
   d.c = ks[trial % 5];
   d.m = trial % 9 == 4 ? d.c : ms[trial % 7];
   if (d.c == 1 && d.m == 1) d.m = 2; /* one channel in and out is a depthwise conv */
-  static const float zeros[300 * 300]; /* weights for the kernel's name only (M up to C = 300) */
-  nnp_conv2d_kernel *k = NULL;
-  CHECK_OK(nnp_conv2d_prepare(&d, zeros, false, &k));
-  const int gemv = k && strstr(nnp_conv2d_kernel_name(k), "gemv1x1") != NULL;
-  nnp_conv2d_destroy(k);
+  const int gemv = takes_kernel(&d, "gemv1x1");
   run_case(&d, trial, pools, trial % 5 == 2);
   return gemv;
 }
@@ -454,7 +458,8 @@ int main(void) {
   int gemv = 0;
   for (int trial = 0; trial < 63; trial++) gemv += se_case(trial, pools);
   /* M = 15, 16, 72, 130 and C = M = 300 take it (35 of the 63); 1, 2, 4, 5, 17, 33 not */
-  if (!nnp_dispatch_portable(NNP_KF_GEMM, false)) CHECK_MSG(gemv == 35, "1x1 convs on a one-pixel plane run as a GEMV: %d of 63", gemv);
+  if (!nnp_dispatch_portable(NNP_KF_GEMM, false))
+    CHECK_MSG(gemv == 35, "1x1 convs on a one-pixel plane run as a GEMV: %d of 63", gemv);
   else printf("skip: one-pixel 1x1 convs as a GEMV: the GEMM here is the portable one (%d of 63 took it)\n", gemv);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
