@@ -11,9 +11,12 @@
 #include "ops/fast_ops.h"
 #include "ops/op_util.h"
 
+/* fast_elt's binop where the op is not a binary one (an nnp_binop, >= 0, otherwise) */
+enum { ELT_UNARY = -1 /* ep's activation */, ELT_HARD_SIGMOID = -2 /* alpha, beta */ };
+
 typedef struct fast_elt {
   nnp_epilogue ep;
-  int binop; /* -1: unary (ep's act), -2: HardSigmoid (alpha, beta) */
+  int binop; /* an nnp_binop, ELT_UNARY or ELT_HARD_SIGMOID */
   float alpha, beta;
   int64_t n;
   /* per-channel broadcast: input `big` is [N,C,H,W], the other [N,C,1,1] (per_image),
@@ -27,9 +30,9 @@ static void fast_elt_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_elt_run(void *p, nnp_op_ctx *ctx) {
   const fast_elt *f = p;
-  if (f->binop == -2)
+  if (f->binop == ELT_HARD_SIGMOID)
     nnp_eltwise_hard_sigmoid(ctx->in[0]->data, ctx->out[0]->data, f->n, f->alpha, f->beta, ctx->pool);
-  else if (f->binop < 0) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
+  else if (f->binop == ELT_UNARY) nnp_eltwise_act(ctx->in[0]->data, ctx->out[0]->data, f->n, &f->ep, ctx->pool);
   else if (f->row_len)
     nnp_eltwise_row_binary((nnp_binop)f->binop, ctx->in[f->big]->data, ctx->in[1 - f->big]->data, ctx->out[0]->data,
                            f->rows, f->row_len, ctx->pool);
@@ -62,11 +65,11 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
   const nnp_tensor *x = ctx->in[0];
   if (x->dtype != NNP_F32 || !nnp_tensor_same_shape(x, ctx->out[0])) return NNP_OK;
   const char *op = ctx->node->op_type;
-  if (!strcmp(op, "Relu")) return make(ctx, NNP_ACT_RELU, 0, 0, -1, "eltwise.relu", out);
-  if (!strcmp(op, "Sigmoid")) return make(ctx, NNP_ACT_SIGMOID, 0, 0, -1, "eltwise.sigmoid", out);
-  if (!strcmp(op, "HardSwish")) return make(ctx, NNP_ACT_HARDSWISH, 0, 0, -1, "eltwise.hardswish", out);
+  if (!strcmp(op, "Relu")) return make(ctx, NNP_ACT_RELU, 0, 0, ELT_UNARY, "eltwise.relu", out);
+  if (!strcmp(op, "Sigmoid")) return make(ctx, NNP_ACT_SIGMOID, 0, 0, ELT_UNARY, "eltwise.sigmoid", out);
+  if (!strcmp(op, "HardSwish")) return make(ctx, NNP_ACT_HARDSWISH, 0, 0, ELT_UNARY, "eltwise.hardswish", out);
   if (!strcmp(op, "HardSigmoid")) { /* the reference's defaults */
-    NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, -2, "eltwise.hardsigmoid", out));
+    NNP_TRY(make(ctx, NNP_ACT_NONE, 0, 0, ELT_HARD_SIGMOID, "eltwise.hardsigmoid", out));
     fast_elt *f = out->state;
     f->alpha = nnp_attr_float(ctx->node, "alpha", 0.2f);
     f->beta = nnp_attr_float(ctx->node, "beta", 0.5f);
@@ -83,7 +86,7 @@ nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast
       lo = tmin ? *(const float *)tmin->data : -INFINITY;
       hi = tmax ? *(const float *)tmax->data : INFINITY;
     }
-    return make(ctx, NNP_ACT_CLIP, lo, hi, -1, "eltwise.clip", out);
+    return make(ctx, NNP_ACT_CLIP, lo, hi, ELT_UNARY, "eltwise.clip", out);
   }
   return NNP_OK;
 }
