@@ -448,24 +448,22 @@ static void dw_range(void *p, int64_t b, int64_t e) {
 }
 
 /* k->gemv: image n's y^T (1 x M) = x^T (1 x K) W^T, x packed as a one-row A first (so
- * Y may alias X). The conv's per-channel bias is the product's per-column bias; the
- * residual's channels are its one row. Each output is one chain of FMAs in k order with
- * the same epilogue, as in the six-row tile it replaces. */
+ * Y may alias X). Image n's epilogue (group_epilogue: one group, a one-pixel plane) with
+ * the bias kinds swapped: the conv's per-channel (row) bias is the product's per-column
+ * one, and its residual's channels are the product's one row. Each output is one chain
+ * of FMAs in k order with the same epilogue, as in the six-row tile it replaces. */
 static void gemv_run(const nnp_conv2d_kernel *k, const float *x, float *y, const nnp_epilogue *ep, float *scratch,
                      nnp_threadpool *tp) {
   const nnp_conv2d_desc *d = &k->d;
   for (int64_t n = 0; n < d->n; n++) {
     nnp_epilogue loc;
-    if (ep) {
-      loc = *ep;
-      loc.bias_kind = ep->bias_kind == NNP_BIAS_ROW   ? NNP_BIAS_COL
-                      : ep->bias_kind == NNP_BIAS_COL ? NNP_BIAS_ROW
+    const nnp_epilogue *lp = group_epilogue(k, ep, n, 0, &loc); /* &loc, or NULL */
+    if (lp)
+      loc.bias_kind = loc.bias_kind == NNP_BIAS_ROW   ? NNP_BIAS_COL
+                      : loc.bias_kind == NNP_BIAS_COL ? NNP_BIAS_ROW
                                                       : NNP_BIAS_NONE;
-      if (loc.residual) loc.residual = ep->residual + n * d->m;
-      loc.ld_res = 0;
-    }
     nnp_sgemm_pack_a(1, d->c, x + n * d->c, 1, 1, scratch);
-    nnp_sgemm_packed_ex(1, d->m, d->c, scratch, k->wpack, y + n * d->m, d->m, ep ? &loc : NULL, tp, false);
+    nnp_sgemm_packed_ex(1, d->m, d->c, scratch, k->wpack, y + n * d->m, d->m, lp, tp, false);
   }
 }
 
