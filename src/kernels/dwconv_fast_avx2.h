@@ -144,58 +144,35 @@ static void dwf_row_out(const dw_out *o, const float *t, int64_t oh) {
 #undef DWF_ROW_ACT
 }
 
-/* R output rows from oh of a 3x3 stride-1 plane, every 8-column vector; R is a constant
- * after inlining. Each input vector is loaded once for all the output rows it feeds (row
- * i of the window feeds output row j with tap row i - j), and the nine broadcast weights
- * stay in registers (9 + 4 accumulators + 1 input of the 16 YMM): 18 loads per four
- * output vectors instead of 36 + 9 broadcasts. Every sum still adds its taps kh by kh,
- * kw by kw from zero: the same bits as before.
+/* R output rows from oh of a 3x3 plane at stride S, every 8-column vector; R and S are
+ * constants after inlining. Each input vector is loaded once for all the output rows it
+ * feeds (window row i feeds output row j with tap row i - S j: at stride 1 up to three
+ * rows, at stride 2 one or two), and the nine broadcast weights stay in registers (9 + 4
+ * accumulators + 1 input of the 16 YMM): per four output vectors 18 loads at stride 1 and
+ * 27 at stride 2 (the even, odd and next even column of each of 2R + 1 rows), against
+ * dwf_pass_bcast's 36 loads and 9 broadcasts. Every sum still adds its taps kh by kh, kw
+ * by kw from zero: the same bits as dwf_pass_bcast. Stride 2 was level with
+ * dwf_pass_bcast until the buffer's halves were aligned (dwf_geo), then one thread 96ch
+ * @112 0.278 -> 0.250 ms, 144ch 0.422 -> 0.394 (bench_conv_layers 1 1 s2, four
+ * alternations).
  * The sums go to the tile (R rows of OWr floats, in L1) and the epilogue runs row by
  * row after: with bias, residual, SiLU's constants and the ragged-end branches inside
  * this loop GCC spilled the accumulators and pointers to the stack on every vector
  * (perf annotate: half the loop's samples on stack moves and reloads). */
-static inline __attribute__((always_inline)) void dwf_pass_k3s1(const float *buf, const dwf_geo *g, const __m256 wv[9],
-                                                                float *tile, int64_t oh, const int R) {
+static inline __attribute__((always_inline)) void dwf_pass_k3(const float *buf, const dwf_geo *g, const __m256 wv[9],
+                                                              float *tile, int64_t oh, const int R, const int S) {
   for (int64_t ow = 0; ow < g->OWr; ow += 8) {
     __m256 acc[DWF_R];
     for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_ps();
-    const float *p = buf + oh * g->PW + ow;
-#pragma GCC unroll 6
-    for (int i = 0; i < R + 2; i++, p += g->PW)
-#pragma GCC unroll 3
-      for (int kw = 0; kw < 3; kw++) {
-        const __m256 x = _mm256_loadu_ps(p + kw);
-#pragma GCC unroll 4
-        for (int j = 0; j < R; j++) {
-          const int kh = i - j;
-          if (kh >= 0 && kh < 3) acc[j] = _mm256_fmadd_ps(wv[kh * 3 + kw], x, acc[j]);
-        }
-      }
-    for (int j = 0; j < R; j++) _mm256_store_ps(tile + j * g->OWr + ow, acc[j]);
-  }
-}
-
-/* The same for 3x3 stride 2: output row oh + j reads input rows 2 (oh + j) + kh, so R
- * output rows read 2R + 1 rows, each loaded once per column tap (even, odd, next even
- * column: three vectors) for the one or two output rows it feeds; 27 loads and no
- * broadcasts per four output vectors against dwf_pass_bcast's 36 and 9. Tap order per
- * sum as there (kh, then kw, from zero): the same bits. Measured once the buffer's halves
- * were aligned (before, the two ways were level): one thread, 96ch @112 0.278 -> 0.250
- * ms, 144ch 0.422 -> 0.394 (bench_conv_layers 1 1 s2, four alternations). */
-static inline __attribute__((always_inline)) void dwf_pass_k3s2(const float *buf, const dwf_geo *g, const __m256 wv[9],
-                                                                float *tile, int64_t oh, const int R) {
-  for (int64_t ow = 0; ow < g->OWr; ow += 8) {
-    __m256 acc[DWF_R];
-    for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_ps();
-    const float *p = buf + 2 * oh * g->PW + ow;
+    const float *p = buf + S * oh * g->PW + ow;
 #pragma GCC unroll 9
-    for (int i = 0; i < 2 * R + 1; i++, p += g->PW)
+    for (int i = 0; i < S * (R - 1) + 3; i++, p += g->PW)
 #pragma GCC unroll 3
       for (int kw = 0; kw < 3; kw++) {
-        const __m256 x = _mm256_loadu_ps(p + (kw & 1) * g->half + kw / 2);
+        const __m256 x = _mm256_loadu_ps(S == 1 ? p + kw : p + (kw & 1) * g->half + kw / 2);
 #pragma GCC unroll 4
         for (int j = 0; j < R; j++) {
-          const int kh = i - 2 * j;
+          const int kh = i - S * j;
           if (kh >= 0 && kh < 3) acc[j] = _mm256_fmadd_ps(wv[kh * 3 + kw], x, acc[j]);
         }
       }
@@ -236,8 +213,7 @@ static inline __attribute__((always_inline)) void dwf_pass_bcast(const float *bu
 static inline __attribute__((always_inline)) void dwf_rows(const float *buf, const dwf_geo *g, const __m256 *wv,
                                                            const float *wc, const dw_out *o, float *tile, int64_t oh,
                                                            const int R, const int K, const int S) {
-  if (K == 3 && S == 1) dwf_pass_k3s1(buf, g, wv, tile, oh, R);
-  else if (K == 3) dwf_pass_k3s2(buf, g, wv, tile, oh, R);
+  if (K == 3) dwf_pass_k3(buf, g, wv, tile, oh, R, S);
   else dwf_pass_bcast(buf, g, wc, tile, oh, R, K, S);
   for (int j = 0; j < R; j++) dwf_row_out(o, tile + j * g->OWr, oh + j);
 }
@@ -245,7 +221,7 @@ static inline __attribute__((always_inline)) void dwf_rows(const float *buf, con
 static inline __attribute__((always_inline)) void dwf_plane(const float *buf, const dwf_geo *g, const float *wc,
                                                             const dw_out *o, float *tile, int64_t OH, const int K,
                                                             const int S) {
-  __m256 wv[9]; /* 3x3: the weights in registers (dwf_pass_k3s1, dwf_pass_k3s2) */
+  __m256 wv[9]; /* 3x3: the weights in registers (dwf_pass_k3) */
   if (K == 3)
     for (int t = 0; t < 9; t++) wv[t] = _mm256_broadcast_ss(wc + t);
   int64_t oh = 0;
