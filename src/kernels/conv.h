@@ -4,6 +4,8 @@
  *  - depthwise (group == C == M): a direct kernel per channel plane (kernels/dwconv.h),
  *    any kernel size, stride, padding and dilation;
  *  - 1x1, stride 1, no padding: GEMM straight on X (packed per run);
+ *  - 1x1 at a larger stride, no padding: X's pixels at the stride copied image by
+ *    image, then the stride-1 1x1 conv of the copy;
  *  - dense 3x3 stride-1 layers where the dispatch table runs NCHW Winograd (AVX2 CPUs
  *    without AVX-512) and it pays: Winograd F(2x2, 3x3) (kernels/winograd_nchw.h);
  *  - stride-1 "same" convolutions (3x3 pad 1) on planes of at least 7x7: the direct

@@ -445,6 +445,34 @@ static int se_case(int trial, nnp_threadpool *const *pools) {
   return gemv;
 }
 
+/* 1x1 convs at strides 2 and 3 with no padding (conv.c's strided path: X's strided
+ * pixels copied, then the stride-1 1x1 conv image by image): the two strides apart,
+ * sizes not a multiple of the stride, groups, batch 1..3, planes that come out one
+ * pixel (the copy then runs the GEMV), every epilogue, the residual as Y, threads 1..4,
+ * through run_case. Every third shape is one where Y has X's size (C = M * sh * sw on
+ * planes the strides divide) and runs in place: every image is copied before any output
+ * is written. Returns whether the shape took the strided kernel (all of them must). */
+static int strided_1x1_case(int trial, nnp_threadpool *const *pools) {
+  nnp_conv2d_desc d = {.n = kt_int(1, 3), .kh = 1, .kw = 1, .dh = 1, .dw = 1};
+  d.sh = 2 + trial % 2;
+  d.sw = trial % 5 == 1 ? 1 : 2 + trial % 3 % 2;
+  d.group = trial % 4 == 1 ? 2 : 1;
+  d.m = d.group * kt_int(1, 20);
+  d.c = d.group * kt_int(1, 20);
+  d.h = trial % 7 == 5 ? kt_int(1, d.sh) : kt_int(1, 30);
+  d.w = trial % 7 == 5 ? kt_int(1, d.sw) : kt_int(1, 40);
+  if (trial % 3 == 0) { /* in place: C = M * sh * sw, H and W multiples of the strides */
+    d.c = d.m * d.sh * d.sw;
+    d.h = d.sh * kt_int(1, 8);
+    d.w = d.sw * kt_int(1, 12);
+  }
+  d.oh = (d.h - 1) / d.sh + 1;
+  d.ow = (d.w - 1) / d.sw + 1;
+  const int strided = takes_kernel(&d, "strided1x1");
+  run_case(&d, trial, pools, trial % 5 == 2);
+  return strided;
+}
+
 int main(void) {
   printf("kernel ISA: %s\n", nnp_cpu_kernel_isa());
   nnp_threadpool *pools[4] = {NULL};
@@ -461,6 +489,9 @@ int main(void) {
   if (!nnp_dispatch_portable(NNP_KF_GEMM, false))
     CHECK_MSG(gemv == 35, "1x1 convs on a one-pixel plane run as a GEMV: %d of 63", gemv);
   else printf("skip: one-pixel 1x1 convs as a GEMV: the GEMM here is the portable one (%d of 63 took it)\n", gemv);
+  int strided = 0;
+  for (int trial = 0; trial < 60; trial++) strided += strided_1x1_case(trial, pools);
+  CHECK_MSG(strided == 60, "1x1 convs at a stride above 1 take the strided kernel: %d of 60", strided);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
