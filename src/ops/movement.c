@@ -61,8 +61,26 @@ static void copy_run(char *d, const char *s, size_t es, int64_t n, int64_t strid
 #undef MV_RUN_
 }
 
+/* A transpose's last two axes, out[i][j] = s[i + j * stride] (i < ni, j < nj), in
+ * TILE x TILE tiles: each tile reads TILE source lines, TILE consecutive elements each,
+ * and writes TILE output runs. Run by run, each output row read nj elements from nj
+ * different lines, and the next row the same lines' next elements, by then out of L1
+ * for nj over ~500 (ViT's 768 x 196 patch transpose moved 2.3 GB/s). */
+enum { TILE = 16 };
+
+static void transpose_tiles(char *d, const char *s, size_t es, int64_t ni, int64_t nj, int64_t stride) {
+  for (int64_t i0 = 0; i0 < ni; i0 += TILE)
+    for (int64_t j0 = 0; j0 < nj; j0 += TILE) {
+      const int64_t i1 = i0 + TILE < ni ? i0 + TILE : ni, nb = nj - j0 < TILE ? nj - j0 : TILE;
+      for (int64_t i = i0; i < i1; i++)
+        copy_run(d + (size_t)(i * nj + j0) * es, s + (i + j0 * stride) * (ptrdiff_t)es, es, nb, stride);
+    }
+}
+
 /* dst[i0..] = src[sum_k i_k * strides[k]] over the view (rank, dims). src points at the
- * view's first element; strides are in elements and may be zero or negative. */
+ * view's first element; strides are in elements and may be zero or negative. Where the
+ * second-to-last axis is the source's contiguous one (a transpose), the last two axes go
+ * by tiles (transpose_tiles). */
 static void strided_copy(void *dst, const void *src, size_t es, int rank, const int64_t *dims_in,
                          const int64_t *strides_in) {
   /* Coalesce: drop unit axes, merge an axis into the one outside it when the pair is
@@ -88,14 +106,17 @@ static void strided_copy(void *dst, const void *src, size_t es, int rank, const 
     r = 1;
   }
   const int64_t n = dims[r - 1], s = str[r - 1];
+  const bool tiles = r >= 2 && str[r - 2] == 1 && s != 1 && dims[r - 2] >= TILE && n >= TILE;
+  const int64_t block = tiles ? dims[r - 2] * n : n; /* elements per step of the outer axes */
   const char *sp = src;
   char *dp = dst;
   int64_t idx[MV_MAX_VIEW_RANK] = {0};
-  int64_t off = 0; /* source offset in elements of the current run */
+  int64_t off = 0; /* source offset in elements of the current run (or tiled block) */
   for (;;) {
-    copy_run(dp, sp + off * (ptrdiff_t)es, es, n, s);
-    dp += (size_t)n * es;
-    int k = r - 2;
+    if (tiles) transpose_tiles(dp, sp + off * (ptrdiff_t)es, es, dims[r - 2], n, s);
+    else copy_run(dp, sp + off * (ptrdiff_t)es, es, n, s);
+    dp += (size_t)block * es;
+    int k = r - (tiles ? 3 : 2);
     for (; k >= 0; k--) {
       off += str[k];
       if (++idx[k] < dims[k]) break;

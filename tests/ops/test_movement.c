@@ -41,7 +41,56 @@ static nnp_tensor ints1(int n, const int64_t *v) {
 
 /* ---- Transpose ---- */
 
+/* Random permutations of ranks 2..4 with extents up to 40 (across the copy's 16 x 16
+ * tiles: ragged edges, extents under a tile), element sizes 1, 4 and 8, against direct
+ * indexing of each output element. */
+static void transpose_random_cases(void) {
+  static const nnp_dtype types[3] = {NNP_U8, NNP_F32, NNP_I64};
+  uint64_t rs = 12345;
+  for (int trial = 0; trial < 60; trial++) {
+    const int rank = 2 + trial % 3;
+    int64_t dims[4], perm[4], n = 1;
+    for (int i = 0; i < rank; i++) {
+      rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+      dims[i] = 1 + (int64_t)((rs >> 33) % (rank == 4 ? 12 : 40));
+      n *= dims[i];
+      perm[i] = i;
+    }
+    for (int i = rank - 1; i > 0; i--) { /* Fisher-Yates */
+      rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+      const int j = (int)((rs >> 33) % (uint64_t)(i + 1));
+      const int64_t t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    const nnp_dtype dt = types[trial % 3];
+    const size_t es = nnp_dtype_size(dt);
+    nnp_tensor x = test_tensor(dt, rank, dims, NULL), y;
+    for (int64_t i = 0; i < n * (int64_t)es; i++) ((uint8_t *)x.data)[i] = (uint8_t)(i * 7 + i / 251);
+    test_node t = test_node_new("Transpose");
+    test_attr_ints(&t, "perm", rank, perm);
+    const nnp_tensor *in[] = {&x};
+    CHECK_OK(eval(&t, 13, 1, in, 1, &y));
+    int64_t xs[4] = {0}, bad = 0;
+    xs[rank - 1] = 1;
+    for (int i = rank - 2; i >= 0; i--) xs[i] = xs[i + 1] * dims[i + 1];
+    for (int64_t o = 0; o < n; o++) { /* output element o's source */
+      int64_t rest = o, src = 0;
+      for (int i = rank - 1; i >= 0; i--) {
+        src += rest % dims[perm[i]] * xs[perm[i]];
+        rest /= dims[perm[i]];
+      }
+      if (memcmp((char *)y.data + o * (int64_t)es, (char *)x.data + src * (int64_t)es, es)) bad++;
+    }
+    CHECK_MSG(bad == 0, "trial %d rank %d es %zu: %lld elements misplaced", trial, rank, es, (long long)bad);
+    nnp_tensor_free(&y);
+    nnp_tensor_free(&x);
+    test_node_free(&t);
+  }
+}
+
 static void test_transpose(void) {
+  transpose_random_cases();
   {
     test_node t = test_node_new("Transpose");
     nnp_tensor x = iota_f32(2, (int64_t[]){2, 3}), y;
