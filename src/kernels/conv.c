@@ -38,8 +38,9 @@ struct nnp_conv2d_kernel {
   int64_t phase_h, phase_w;
   bool phase_used[4], phased;
   /* A 1x1 conv at a stride above 1 with no padding (the downsampling shortcuts of
-   * ResNet, ResNeXt and RegNet): X's pixels at the stride are copied once into the
-   * scratch (N x C x OH x OW), and sub, the stride-1 1x1 conv of that copy, runs on it.
+   * ResNet, ResNeXt and RegNet): image by image, X's pixels at the stride are copied
+   * into the scratch (C x OH x OW), and sub, the stride-1 1x1 conv of one image, runs
+   * on the copy (strided_1x1_run).
    * Through im2col each panel row was sixteen loads at the stride: 53-63% of the FMA
    * peak at batch 1 and 28-45% at batch 16 where the stride-1 1x1s reach 85%
    * (bench_conv_layers 1 1|16 "1x1 s2", one thread), and at batch 16 regnet_x_400mf's
@@ -488,6 +489,7 @@ static void strided_range(void *p, int64_t b, int64_t e) {
       const float *src = j->x + (pl * d->h + r * d->sh) * d->w;
       float *dst = j->dst + (pl * d->oh + r) * d->ow;
       if (d->sw == 2) nnp_copy_every_other(dst, src, d->ow);
+      else if (d->sw == 1) memcpy(dst, src, (size_t)d->ow * sizeof(float));
       else
         for (int64_t c = 0; c < d->ow; c++) dst[c] = src[c * d->sw];
     }
