@@ -63,9 +63,10 @@ static void copy_run(char *d, const char *s, size_t es, int64_t n, int64_t strid
 
 /* A transpose's last two axes, out[i][j] = s[i + j * stride] (i < ni, j < nj), in
  * TRANSPOSE_TILE x TRANSPOSE_TILE tiles: each tile reads that many source lines, as many
- * consecutive elements each, and writes as many output runs. Run by run, each output row read nj elements from nj
- * different lines, and the next row the same lines' next elements, by then out of L1
- * for nj over ~500 (ViT's 768 x 196 patch transpose moved 2.3 GB/s). */
+ * consecutive elements each, and writes as many output runs. Run by run, each output
+ * row read nj elements from nj different lines, and the next row the same lines' next
+ * elements, by then out of L1 for nj over ~500 (ViT's 768 x 196 patch transpose moved
+ * 2.3 GB/s). */
 enum { TRANSPOSE_TILE = 16 };
 
 static void transpose_tiles(char *d, const char *s, size_t es, int64_t ni, int64_t nj, int64_t stride) {

@@ -449,9 +449,10 @@ static int se_case(int trial, nnp_threadpool *const *pools) {
  * pixels copied, then the stride-1 1x1 conv image by image): the two strides apart,
  * sizes not a multiple of the stride, groups, batch 1..3, planes that come out one
  * pixel (the copy then runs the GEMV), every epilogue, the residual as Y, threads 1..4,
- * through run_case. Every third shape is one where Y has X's size (C = M * sh * sw on
- * planes the strides divide) and runs in place: every image is copied before any output
- * is written. Returns whether the shape took the strided kernel (all of them must). */
+ * through run_case. Every third shape gives Y X's size (C = M * sh * sw on planes the
+ * strides divide), so that run_case runs four of them in place (trials 3, 15, 39, 51):
+ * output image n may overwrite only input images up to n, all copied by then. Returns
+ * whether the shape took the strided kernel (all of them must). */
 static int strided_1x1_case(int trial, nnp_threadpool *const *pools) {
   nnp_conv2d_desc d = {.n = kt_int(1, 3), .kh = 1, .kw = 1, .dh = 1, .dw = 1};
   d.sh = 2 + trial % 2;
