@@ -449,27 +449,32 @@ static int se_case(int trial, nnp_threadpool *const *pools) {
  * pixels copied, then the stride-1 1x1 conv image by image): the two strides apart,
  * sizes not a multiple of the stride, groups, batch 1..3, planes that come out one
  * pixel (the copy then runs the GEMV), every epilogue, the residual as Y, threads 1..4,
- * through run_case. Every third shape gives Y X's size (C = M * sh * sw on planes the
+ * through run_case. Every third shape gives Y X's size (M = C * sh * sw on planes the
  * strides divide), so that run_case runs four of them in place (trials 3, 15, 39, 51):
  * output image n may overwrite only input images up to n, all copied by then. Returns
- * whether the shape took the strided kernel (all of them must). */
-static int strided_1x1_case(int trial, nnp_threadpool *const *pools) {
+ * whether the shape took the strided kernel (all of them must); *in_place counts the
+ * shapes run_case runs in place. */
+static int strided_1x1_case(int trial, nnp_threadpool *const *pools, int *in_place) {
   nnp_conv2d_desc d = {.n = kt_int(1, 3), .kh = 1, .kw = 1, .dh = 1, .dw = 1};
   d.sh = 2 + trial % 2;
   d.sw = trial % 5 == 1 ? 1 : 2 + trial % 3 % 2;
   d.group = trial % 4 == 1 ? 2 : 1;
   d.m = d.group * kt_int(1, 20);
   d.c = d.group * kt_int(1, 20);
+  if (d.c == d.group && d.m == d.group) d.m = 2 * d.group; /* not depthwise: its own kernel */
   d.h = trial % 7 == 5 ? kt_int(1, d.sh) : kt_int(1, 30);
   d.w = trial % 7 == 5 ? kt_int(1, d.sw) : kt_int(1, 40);
-  if (trial % 3 == 0) { /* in place: C = M * sh * sw, H and W multiples of the strides */
-    d.c = d.m * d.sh * d.sw;
+  if (trial % 3 == 0) { /* Y of X's size: M = C * sh * sw, H and W multiples of the strides */
+    d.group = 1;
+    d.m = d.c * d.sh * d.sw;
     d.h = d.sh * kt_int(1, 8);
     d.w = d.sw * kt_int(1, 12);
   }
   d.oh = (d.h - 1) / d.sh + 1;
   d.ow = (d.w - 1) / d.sw + 1;
   const int strided = takes_kernel(&d, "strided1x1");
+  /* run_case's own rule for running in place */
+  *in_place += d.c * d.h * d.w == d.m * d.oh * d.ow && trial % 4 == 3 && trial % 5 != 2;
   run_case(&d, trial, pools, trial % 5 == 2);
   return strided;
 }
@@ -490,9 +495,10 @@ int main(void) {
   if (!nnp_dispatch_portable(NNP_KF_GEMM, false))
     CHECK_MSG(gemv == 35, "1x1 convs on a one-pixel plane run as a GEMV: %d of 63", gemv);
   else printf("skip: one-pixel 1x1 convs as a GEMV: the GEMM here is the portable one (%d of 63 took it)\n", gemv);
-  int strided = 0;
-  for (int trial = 0; trial < 60; trial++) strided += strided_1x1_case(trial, pools);
+  int strided = 0, strided_in_place = 0;
+  for (int trial = 0; trial < 60; trial++) strided += strided_1x1_case(trial, pools, &strided_in_place);
   CHECK_MSG(strided == 60, "1x1 convs at a stride above 1 take the strided kernel: %d of 60", strided);
+  CHECK_MSG(strided_in_place == 4, "strided 1x1 shapes run in place: %d, not 4", strided_in_place);
   /* Shapes like resnet18's, scaled down, large enough for every dense path: im2col
    * fused into the GEMM in several column blocks per thread (K = 144: 28 panels a
    * block), the two-pass path with the GEMM's row-major tile order (M > N) and K
