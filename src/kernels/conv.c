@@ -127,22 +127,28 @@ static bool gemv_pays(int64_t m) {
   return 4 * by_cols <= 5 * by_rows;
 }
 
-/* See the kernel's sub field. Not depthwise (its own kernel reads any stride), and only
- * with no padding at either end: every output then reads one input pixel. */
+/* A 1x1 conv with no padding at either end (OH and OW as the strides give them): every
+ * output reads one input pixel. At stride 1 the GEMM reads X as B; above, see the
+ * kernel's sub field. */
+static bool unpadded_1x1(const nnp_conv2d_desc *d) {
+  return d->kh == 1 && d->kw == 1 && d->ph == 0 && d->pw == 0 && d->oh == (d->h - 1) / d->sh + 1 &&
+         d->ow == (d->w - 1) / d->sw + 1;
+}
+
+/* Not depthwise: its own kernel reads any stride. */
 static bool strided_1x1(const nnp_conv2d_desc *d) {
-  return d->kh == 1 && d->kw == 1 && (d->sh > 1 || d->sw > 1) && d->ph == 0 && d->pw == 0 &&
-         d->oh == (d->h - 1) / d->sh + 1 && d->ow == (d->w - 1) / d->sw + 1 && !(d->group == d->c && d->group == d->m);
+  return unpadded_1x1(d) && (d->sh > 1 || d->sw > 1) && !(d->group == d->c && d->group == d->m);
 }
 
 /* k->sub: the same conv at stride 1 on the OH x OW copy. */
-static nnp_status prepare_strided_1x1(nnp_conv2d_kernel *k, const float *w, nnp_conv_pick pick) {
+static nnp_status prepare_strided_1x1(nnp_conv2d_kernel *k, const float *w, bool generic, nnp_conv_pick pick) {
   nnp_conv2d_desc s = k->d;
   s.h = s.oh;
   s.w = s.ow;
   s.sh = s.sw = 1;
   s.n = 1; /* run image by image (strided_1x1_run) */
   k->algo = NNP_CONV_GEMM_1X1;
-  nnp_status st = nnp_conv2d_prepare_pick(&s, w, k->generic, pick, &k->sub);
+  nnp_status st = nnp_conv2d_prepare_pick(&s, w, generic, pick, &k->sub);
   if (st == NNP_OK) k->generic = nnp_conv2d_kernel_generic(k->sub);
   return st;
 }
@@ -161,8 +167,7 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
   k->ckk = k->cg * d->kh * d->kw;
   k->P = d->oh * d->ow;
   if (strided_1x1(d)) {
-    k->generic = generic;
-    nnp_status st = prepare_strided_1x1(k, w, pick);
+    nnp_status st = prepare_strided_1x1(k, w, generic, pick);
     if (st != NNP_OK) {
       nnp_conv2d_destroy(k);
       return st;
@@ -171,8 +176,7 @@ nnp_status nnp_conv2d_prepare_pick(const nnp_conv2d_desc *d, const float *w, boo
     return NNP_OK;
   }
   if (d->group == d->c && d->group == d->m) k->algo = NNP_CONV_DEPTHWISE;
-  else if (d->kh == 1 && d->kw == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0 && d->oh == d->h &&
-           d->ow == d->w)
+  else if (unpadded_1x1(d) && d->sh == 1 && d->sw == 1)
     k->algo = NNP_CONV_GEMM_1X1;
   else if (!generic && winograd_picked(d, pick))
     k->algo = NNP_CONV_WINOGRAD;
