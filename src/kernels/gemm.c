@@ -248,6 +248,8 @@ static void row_chunks(const sgemm_job *j, int64_t b, int64_t e, int64_t nkb, in
           if (t >= b && t < e) run_tile(j, ip, ju, k0, kn, kb > 0, ep);
         }
       }
+      if (j->narrow) /* the chunk's ragged panel while its A block is still in L2 */
+        narrow_tiles(j, b > c0 * j->nu ? b : c0 * j->nu, e < c1 * j->nu ? e : c1 * j->nu, k0, kn, kb > 0, ep);
     }
   }
 }
@@ -285,7 +287,8 @@ static void sgemm_range(void *p, int64_t b, int64_t e) {
   for (int64_t kb = 0; kb < nkb; kb++) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
-    if (!j->by_rows) col_blocks(j, b, e, k0, kn, ep); /* narrow: narrow_tiles below */
+    if (j->by_rows) break; /* row_chunks ran every K block, the narrow panel's too */
+    col_blocks(j, b, e, k0, kn, ep); /* narrow: narrow_tiles below */
     if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }
 }

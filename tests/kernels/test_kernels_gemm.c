@@ -40,6 +40,15 @@ static void one_case(int trial, nnp_threadpool *const *pools) {
     N = 1 + trial % 2;
     K = kt_int(1, 1400);
   }
+  if (trial % 10 == 9) { /* taller than wide (row-major tiles) with a one- or two-column ragged panel
+                          * (a 7x7 or 17x17 plane): more row panels than one row chunk holds,
+                          * K blocked or not, so the narrow panel runs chunk by chunk and block
+                          * by block */
+    const bool kblocked = kt_next() & 1; /* K past the size whose B fits in L2 whole */
+    M = kt_int(193, 260);
+    N = 16 * (kblocked ? 3 : kt_int(1, 3)) + 1 + (int64_t)(kt_next() & 1);
+    K = kblocked ? kt_int(1030, 1300) : kt_int(100, 500);
+  }
   if (trial % 10 == 3) { /* one row: the GEMV path of the AVX-512 build (a classifier at batch 1) */
     M = 1;
     N = kt_int(1, 300);
