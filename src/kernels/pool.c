@@ -230,10 +230,13 @@ static void avg_range(void *p, int64_t b, int64_t e) {
   const int64_t row_floats = nnp_avgpool_avx2_scratch(a);
   if (j->avx2 && have_cols && row_floats <= AVG_ROW) {
     for (int64_t o = d->ow; o < d->ow + 8; o++) cols[o] = 1.0f; /* the last vector's lanes past ow */
-    for (int64_t i = 0; i < row_floats; i++) t[i] = 0.0f;         /* the borders stay zero */
+    int64_t band = AVG_ROW / row_floats; /* output rows whose column sums t holds */
+    band = band < d->oh ? band : d->oh;
+    for (int64_t i = 0; i < band * row_floats; i++) t[i] = 0.0f; /* the borders stay zero */
     for (int64_t pl = b; pl < e; pl++)
-      for (int64_t oh = 0; oh < d->oh; oh++)
-        nnp_avgpool_row_avx2(a, j->x + pl * d->h * d->w, oh, j->y + (pl * d->oh + oh) * d->ow, cols, t);
+      for (int64_t oh = 0; oh < d->oh; oh += band)
+        nnp_avgpool_rows_avx2(a, j->x + pl * d->h * d->w, oh, oh + band < d->oh ? oh + band : d->oh,
+                              j->y + pl * d->oh * d->ow, cols, t);
     return;
   }
   for (int64_t pl = b; pl < e; pl++)

@@ -56,15 +56,16 @@ void nnp_avgpool2d(const nnp_avgpool2d_desc *d, const float *x, float *y, bool g
 /* Taps of output o along one axis (stride s, pads pb and pe, kernel k, input length n)
  * that the divisor counts: inside the input, or with include_pad inside [-pb, n + pe). */
 int64_t nnp_avgpool_count(int64_t o, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t n, bool include_pad);
-/* The AVX2 rows (pool_avx2.c): one output row oh of plane xp, summed separably (each
- * input column's valid rows first, in kh order, then kw taps over those column sums), so
- * the bits differ from the portable rows' within float rounding. cols: the divisor's
- * column factors of outputs [0, ow) padded with ones to a multiple of 8; t: scratch of
- * nnp_avgpool_avx2_scratch floats, its first pw floats zero and everything from pw + w on
- * zero (the rows write only [pw, pw + w)). */
+/* The AVX2 rows (pool_avx2.c): output rows [oh0, oh1) of plane xp into plane yp, summed
+ * separably (each input column's valid rows first, in kh order, then kw taps over those
+ * column sums), so the bits differ from the portable rows' within float rounding. All
+ * the rows' column sums go first, each into its own row of t (nnp_avgpool_avx2_scratch
+ * floats apart), then the rows' windows. cols: the divisor's column factors of outputs
+ * [0, ow) padded with ones to a multiple of 8; t: scratch of oh1 - oh0 such rows, each's
+ * first pw floats zero and everything from pw + w on zero (only [pw, pw + w) is written). */
 int64_t nnp_avgpool_avx2_scratch(const nnp_avgpool2d_desc *d);
-void nnp_avgpool_row_avx2(const nnp_avgpool2d_desc *d, const float *xp, int64_t oh, float *yr, const float *cols,
-                          float *t);
+void nnp_avgpool_rows_avx2(const nnp_avgpool2d_desc *d, const float *xp, int64_t oh0, int64_t oh1, float *yp,
+                           const float *cols, float *t);
 
 /* y[p] = mean of plane p (planes of hw elements) */
 void nnp_global_avgpool(int64_t planes, int64_t hw, const float *x, float *y, nnp_threadpool *tp);
