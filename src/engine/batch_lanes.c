@@ -62,7 +62,7 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
       return true;
     /* weights and parameters are constants; a residual (FusedConv input 3) is per image */
     case NNP_OP_CONV: case NNP_OP_CONV_TRANSPOSE: case NNP_OP_MAX_POOL: case NNP_OP_AVERAGE_POOL:
-    case NNP_OP_GLOBAL_AVERAGE_POOL: case NNP_OP_GLOBAL_MAX_POOL: case NNP_OP_BATCH_NORMALIZATION:
+    case NNP_OP_GLOBAL_AVERAGE_POOL: case NNP_OP_GLOBAL_MAX_POOL: case NNP_OP_BATCH_NORMALIZATION: case NNP_OP_FUSED_BATCH_NORM:
     case NNP_OP_INSTANCE_NORMALIZATION: case NNP_OP_LRN: case NNP_OP_FUSED_CONV: case NNP_OP_BLOCKED_CONV:
     case NNP_OP_BLOCKED_MAX_POOL: case NNP_OP_BLOCKED_GLOBAL_AVERAGE_POOL: case NNP_OP_BLOCKED_AVERAGE_POOL:
       for (int k = 1; k < n->n_inputs; k++) {

@@ -164,6 +164,7 @@ typedef struct affine_job {
   const float *x, *a, *b;
   float *y;
   int64_t C, hw;
+  bool relu;
 } affine_job;
 
 static void affine_range(void *p, int64_t b, int64_t e) {
@@ -172,12 +173,19 @@ static void affine_range(void *p, int64_t b, int64_t e) {
     const float a = j->a[plane % j->C], c = j->b[plane % j->C];
     const float *x = j->x + plane * j->hw;
     float *y = j->y + plane * j->hw;
-    for (int64_t i = 0; i < j->hw; i++) y[i] = x[i] * a + c;
+    if (!j->relu) {
+      for (int64_t i = 0; i < j->hw; i++) y[i] = x[i] * a + c;
+      continue;
+    }
+    for (int64_t i = 0; i < j->hw; i++) {
+      const float v = x[i] * a + c;
+      y[i] = v < 0 ? 0.0f : v; /* Relu's reference: a NaN stays */
+    }
   }
 }
 
 void nnp_eltwise_channel_affine(const float *x, const float *a, const float *b, float *y, int64_t planes, int64_t C,
-                                int64_t hw, nnp_threadpool *tp) {
-  affine_job j = {.x = x, .a = a, .b = b, .y = y, .C = C, .hw = hw};
+                                int64_t hw, bool relu, nnp_threadpool *tp) {
+  affine_job j = {.x = x, .a = a, .b = b, .y = y, .C = C, .hw = hw, .relu = relu};
   nnp_threadpool_run(tp, affine_range, &j, planes);
 }

@@ -3,6 +3,7 @@
 #ifndef NNP_KERNELS_ELTWISE_H
 #define NNP_KERNELS_ELTWISE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernels/epilogue.h"
@@ -38,8 +39,9 @@ void nnp_eltwise_row_binary(nnp_binop op, const float *x, const float *v, float 
                             nnp_threadpool *tp);
 
 /* y[p][i] = x[p][i] * a[c] + b[c] over planes p = n * C + c of hw elements (inference
- * BatchNormalization with its coefficients folded per channel). Split by planes. */
+ * BatchNormalization with its coefficients folded per channel), then with relu Relu's
+ * v < 0 ? 0 : v (a fused BatchNorm -> ReLU: one pass instead of two). Split by planes. */
 void nnp_eltwise_channel_affine(const float *x, const float *a, const float *b, float *y, int64_t planes, int64_t C,
-                                int64_t hw, nnp_threadpool *tp);
+                                int64_t hw, bool relu, nnp_threadpool *tp);
 
 #endif

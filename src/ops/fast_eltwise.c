@@ -161,6 +161,7 @@ nnp_prepare_fn nnp_op_prepare(int op) {
 typedef struct fast_bn {
   float *a, *b;
   int64_t planes, channels, hw;
+  bool relu; /* FusedBatchNorm's Relu */
 } fast_bn;
 
 static void fast_bn_destroy(void *p) {
@@ -173,7 +174,7 @@ static void fast_bn_destroy(void *p) {
 static nnp_status fast_bn_run(void *p, nnp_op_ctx *ctx) {
   const fast_bn *f = p;
   nnp_eltwise_channel_affine(ctx->in[0]->data, f->a, f->b, ctx->out[0]->data, f->planes, f->channels, f->hw,
-                             ctx->pool);
+                             f->relu, ctx->pool);
   return NNP_OK;
 }
 
@@ -186,8 +187,7 @@ void nnp_bn_coefficients(const nnp_op_ctx *ctx, int64_t c, float *a, float *b) {
   }
 }
 
-nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
-  (void)generic;
+static nnp_status prepare_bn(const nnp_op_ctx *ctx, bool relu, nnp_fast_kernel *out) {
   memset(out, 0, sizeof *out);
   const nnp_tensor *x = ctx->in[0];
   if (x->dtype != NNP_F32 || x->rank < 2 || ctx->n_out > 1 || nnp_tensor_numel(x) == 0) return NNP_OK;
@@ -201,12 +201,23 @@ nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_
     return nnp_error(NNP_ERR_NOMEM, "out of memory preparing BatchNormalization");
   }
   nnp_bn_coefficients(ctx, C, f->a, f->b);
+  f->relu = relu;
   f->channels = C;
   f->planes = x->dims[0] * C;
   f->hw = nnp_tensor_numel(x) / f->planes;
   out->run = fast_bn_run;
   out->destroy = fast_bn_destroy;
   out->state = f;
-  out->name = "eltwise.batchnorm";
+  out->name = relu ? "eltwise.batchnorm.relu" : "eltwise.batchnorm";
   return NNP_OK;
+}
+
+nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  return prepare_bn(ctx, false, out);
+}
+
+nnp_status nnp_prepare_fused_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
+  (void)generic;
+  return prepare_bn(ctx, true, out); /* infer checked that the activation is Relu */
 }

@@ -38,6 +38,8 @@ nnp_status nnp_prepare_quantize(const nnp_op_ctx *ctx, bool generic, nnp_fast_ke
 nnp_status nnp_prepare_eltwise_act(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_eltwise_binary(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 nnp_status nnp_prepare_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
+/* FusedBatchNorm's: the same per-channel kernel with its Relu applied as it stores */
+nnp_status nnp_prepare_fused_batch_norm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* BatchNormalization's y = x * a[k] + b[k] for channels k < c from ctx's scale, B, mean
  * and var (inputs 1-4) and epsilon: a and b in double, rounded to float. Shared by the
  * NCHW fast kernel and BlockedBatchNorm's (ops/blocked_scale.c). */

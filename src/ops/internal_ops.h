@@ -30,6 +30,7 @@ enum {
   NNP_OP_BLOCKED_BATCH_NORM,
   NNP_OP_BLOCKED_AVERAGE_POOL,
   NNP_OP_FUSED_MATMUL,
+  NNP_OP_FUSED_BATCH_NORM,
   NNP_OP_INTERNAL_END
 };
 
@@ -68,6 +69,11 @@ extern const nnp_op_info nnp_op_blocked_channel_mul;
  * (Relu or absent): inference BatchNormalization on blocked X and Y, the Relu after it
  * fused (ops/blocked_scale.c). */
 extern const nnp_op_info nnp_op_blocked_batch_norm;
+/* FusedBatchNorm(X, scale, B, mean, var), attributes `epsilon` and `activation` (Relu):
+ * inference BatchNormalization of float32 NCHW X with the Relu that alone read its output
+ * (DenseNet's pre-activation BatchNorm -> ReLU where the blocked layout does not take it;
+ * ops/norm.c, made by ir/passes/fuse_activation.c). */
+extern const nnp_op_info nnp_op_fused_batch_norm;
 /* FusedLayerNorm(X, [Scale], [B]), attribute `epsilon`: layer normalisation over X's last
  * axis, float32 (ops/layer_norm.c; made by ir/passes/fuse_layernorm.c). */
 extern const nnp_op_info nnp_op_fused_layer_norm;

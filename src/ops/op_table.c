@@ -23,7 +23,8 @@ static const nnp_op_info *const internal_table[] = {&nnp_op_fused_conv, &nnp_op_
                                                       &nnp_op_blocked_global_average_pool,
                                                       &nnp_op_blocked_channel_mul,
                                                       &nnp_op_fused_layer_norm, &nnp_op_blocked_batch_norm,
-                                                      &nnp_op_blocked_average_pool, &nnp_op_fused_matmul};
+                                                      &nnp_op_blocked_average_pool, &nnp_op_fused_matmul,
+                                                      &nnp_op_fused_batch_norm};
 _Static_assert(sizeof(internal_table) / sizeof(internal_table[0]) == NNP_OP_INTERNAL_END - NNP_OP_COUNT,
                "internal op table and ids disagree");
 

@@ -335,6 +335,53 @@ static void test_fast_batch_norm(void) {
   mb_reset();
 }
 
+/* x -> BatchNormalization -> b -> Relu -> y (DenseNet's pre-activation pair): one
+ * FusedBatchNorm step, the reference's bits, the fast kernel within float rounding; not
+ * fused when b is also a graph output (variant 1) or the activation is a Clip (variant 2). */
+static void test_fuse_bn_relu(void) {
+  static const int64_t xd[] = {2, 5, 3, 4}, cd[] = {5};
+  for (int v = 0; v < 3; v++) {
+    Onnx__ModelProto *m = mb_model(15);
+    mb_input(m, "x", F32, 4, xd);
+    float *var = weights(5, 14);
+    for (int i = 0; i < 5; i++) var[i] = var[i] * var[i] + 0.1f;
+    mb_init_f32(m, "scale", 1, cd, weights(5, 11));
+    mb_init_f32(m, "bias", 1, cd, weights(5, 12));
+    mb_init_f32(m, "mean", 1, cd, weights(5, 13));
+    mb_init_f32(m, "var", 1, cd, var);
+    mb_node(m, "BatchNormalization", "bn", "x,scale,bias,mean,var", "b");
+    if (v == 2) {
+      float lo = 0, hi = 6;
+      mb_init_f32(m, "lo", 0, NULL, &lo);
+      mb_init_f32(m, "hi", 0, NULL, &hi);
+      mb_node(m, "Clip", "act", "b,lo,hi", "y");
+    } else {
+      mb_node(m, "Relu", "act", "b", "y");
+    }
+    mb_output(m, "y", F32);
+    if (v == 1) mb_output(m, "b", F32);
+    nnp_graph *g = load(m);
+    if (g) {
+      result base, opt, fast;
+      run(g, 0, false, &base);
+      run(g, NNP_PASS_FUSE_ACTIVATION, false, &opt);
+      const bool fuse = v == 0;
+      CHECK_MSG(base.steps == 2 && opt.steps == (fuse ? 1 : 2), "variant %d: steps %d -> %d", v, base.steps, opt.steps);
+      CHECK_MSG(!strcmp(opt.ops[0], fuse ? "FusedBatchNorm" : "BatchNormalization"), "variant %d: step is %s", v,
+                opt.ops[0]);
+      CHECK_MSG(identical(&base, &opt), "variant %d: outputs differ by %g", v, max_diff(&base, &opt));
+      g_fast_kernels = true;
+      run(g, NNP_PASS_FUSE_ACTIVATION, false, &fast);
+      g_fast_kernels = false;
+      CHECK_MSG(!fuse || !strcmp(fast.kernels[0], "eltwise.batchnorm.relu"), "fast kernel %s", fast.kernels[0]);
+      CHECK_MSG(base.n_out == 120 && max_diff(&base, &fast) < 1e-5, "variant %d: fast differs by %g", v,
+                max_diff(&base, &fast));
+      nnp_graph_destroy(g);
+    }
+    mb_reset();
+  }
+}
+
 /* x -> Gemm(transB) -> Sigmoid -> y. */
 static void test_fuse_gemm(void) {
   const int64_t xd[] = {3, 5}, wd[] = {4, 5}, cd[] = {4};
@@ -761,6 +808,7 @@ int main(void) {
   test_fuse_layernorm();
   test_channel_broadcast();
   test_fast_batch_norm();
+  test_fuse_bn_relu();
   test_fuse_gemm();
   test_fuse_residual();
   test_fuse_matmul_bias();

@@ -73,6 +73,33 @@ static nnp_status fuse_gated(nnp_graph *g, int i, int *moved) {
   return NNP_OK;
 }
 
+/* DenseNet's pre-activation BatchNormalization -> ReLU (61 pairs in densenet121), which no
+ * conv precedes to fold the BatchNormalization into: two passes over each value, the Relu's
+ * 1.24 ms beside the BatchNormalization's 2.43 of 74 at one thread on an AVX2 EPYC. After
+ * the blocked layout, so that a BatchNormalization it takes still finds its Relu (it fuses
+ * it into BlockedBatchNorm itself). */
+nnp_status nnp_pass_fuse_bn_relu(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
+  *count = 0;
+  if (!shapes) return NNP_OK;
+  for (int i = 0; i < g->n_nodes; i++) {
+    nnp_node *n = &g->nodes[i];
+    if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 ||
+        nnp_attr_int(n, "spatial", 1) != 1)
+      continue;
+    const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
+    if (!x || x->dtype != NNP_F32 || x->rank < 2 || !pass_inference_bn(g, n, x->dims[1])) continue;
+    const int r = pass_single_consumer(g, n->outputs[0]);
+    if (r < 0 || g->nodes[r].op != NNP_OP_RELU || g->nodes[r].n_outputs != 1 || g->nodes[r].outputs[0] < 0) continue;
+    NNP_TRY(pass_set_activation(n, "Relu", 0, 0));
+    n->outputs[0] = g->nodes[r].outputs[0];
+    NNP_TRY(pass_make_internal(n, NNP_OP_FUSED_BATCH_NORM, "FusedBatchNorm"));
+    pass_remove_node(g, r);
+    if (r < i) i--;
+    ++*count;
+  }
+  return NNP_OK;
+}
+
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count) {
   *count = 0;
   if (!shapes) return NNP_OK;

@@ -53,6 +53,10 @@ nnp_status nnp_pass_noops(nnp_graph *g, int *count);
 nnp_status nnp_pass_fold_batchnorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_residual(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_activation(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
+/* fuse-activation's second half, run after the blocked layout (which fuses a Relu into the
+ * BatchNormalizations it takes): a float32 inference BatchNormalization left in NCHW whose
+ * output only a Relu reads -> FusedBatchNorm (fuse_activation.c). */
+nnp_status nnp_pass_fuse_bn_relu(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_elementwise(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_layernorm(nnp_graph *g, const nnp_graph_shapes *shapes, int *count);
 nnp_status nnp_pass_fuse_qdq(nnp_graph *g, int *count);

@@ -53,8 +53,9 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_graph_shapes *s
   /* Folding and no-op removal first: they expose Conv -> BatchNormalization and
    * Conv -> Add -> Relu patterns hidden behind Identity nodes and constant subgraphs.
    * Residual fusion runs before activation fusion so that the activation after the Add
-   * lands in the same FusedConv. Blocked layout runs last: it converts the FusedConv
-   * nodes the fusions made, residual and activation included. */
+   * lands in the same FusedConv. Blocked layout runs last but one: it converts the FusedConv
+   * nodes the fusions made, residual and activation included; then the BatchNormalization ->
+   * Relu pairs it left in NCHW are fused. */
   if (bits & NNP_PASS_FUSE_QDQ) { /* first: constant folding would dequantize the weights */
     NNP_TRY(nnp_pass_fuse_qdq_glue(g, shapes, &n)); /* first: its MaxPool swap exposes Conv -> Q */
     report->applied[8] += n;
@@ -96,6 +97,10 @@ nnp_status nnp_passes_run(nnp_graph *g, unsigned bits, const nnp_graph_shapes *s
   if (bits & NNP_PASS_BLOCKED_LAYOUT) {
     NNP_TRY(nnp_pass_blocked_layout(g, shapes, &n));
     report->applied[7] += n;
+  }
+  if (bits & NNP_PASS_FUSE_ACTIVATION) { /* after the blocked layout: see nnp_pass_fuse_bn_relu */
+    NNP_TRY(nnp_pass_fuse_bn_relu(g, shapes, &n));
+    report->applied[4] += n;
   }
   NNP_TRY(nnp_graph_toposort(g));
   report->nodes_after = g->n_nodes;
