@@ -283,11 +283,13 @@ static void col_blocks(const sgemm_job *j, int64_t b, int64_t e, int64_t k0, int
 static void sgemm_range(void *p, int64_t b, int64_t e) {
   const sgemm_job *j = p;
   int64_t nkb = j->kblock ? (j->K + j->kc - 1) / j->kc : 1, kc = j->kblock ? j->kc : j->K;
-  if (j->by_rows) row_chunks(j, b, e, nkb, kc);
+  if (j->by_rows) { /* every K block, the narrow panel's too */
+    row_chunks(j, b, e, nkb, kc);
+    return;
+  }
   for (int64_t kb = 0; kb < nkb; kb++) {
     int64_t k0 = kb * kc, kn = j->K - k0 < kc ? j->K - k0 : kc;
     const nnp_epilogue *ep = kb == nkb - 1 ? j->ep : NULL;
-    if (j->by_rows) break; /* row_chunks ran every K block, the narrow panel's too */
     col_blocks(j, b, e, k0, kn, ep); /* narrow: narrow_tiles below */
     if (j->narrow) narrow_tiles(j, b, e, k0, kn, kb > 0, ep);
   }

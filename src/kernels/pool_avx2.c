@@ -23,12 +23,17 @@
  * border in 73 (inception_v3's first pool) the copy costs about what it saves. */
 enum { BORDERS_OVER = 16 };
 
+/* The even floats of r[0..16), in the shuffle's lane order: r0 r2 r8 r10 | r4 r6 r12 r14 */
+static inline __m256 even_shuffled(const float *r) {
+  return _mm256_shuffle_ps(_mm256_loadu_ps(r), _mm256_loadu_ps(r + 8), 0x88);
+}
+
+/* Lanes in the shuffle's order back in output order */
+static inline __m256 unshuffle(__m256 v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8)); }
+
 /* Eight consecutive outputs of stride S from column c of row r: r[c], r[c+S], ... */
 static inline __m256 load_strided(const float *r, const int S) {
-  if (S == 1) return _mm256_loadu_ps(r);
-  const __m256 a = _mm256_loadu_ps(r), b = _mm256_loadu_ps(r + 8);
-  const __m256 ev = _mm256_shuffle_ps(a, b, 0x88); /* a0 a2 b0 b2 | a4 a6 b4 b6 */
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
+  return S == 1 ? _mm256_loadu_ps(r) : unshuffle(even_shuffled(r));
 }
 
 /* The window max of a 3-wide row at stride 2, lanes in the order of the shuffles (the
@@ -38,10 +43,9 @@ static inline __m256 load_strided(const float *r, const int S) {
  * the whole window the bits are the same. */
 static inline __m256 max3_s2_shuffled(const float *r, __m256 best) {
   const __m256 a = _mm256_loadu_ps(r), b = _mm256_loadu_ps(r + 8);
-  const __m256 a2 = _mm256_loadu_ps(r + 2), b2 = _mm256_loadu_ps(r + 10);
   best = _mm256_max_ps(_mm256_shuffle_ps(a, b, 0x88), best);
   best = _mm256_max_ps(_mm256_shuffle_ps(a, b, 0xDD), best);
-  return _mm256_max_ps(_mm256_shuffle_ps(a2, b2, 0x88), best);
+  return _mm256_max_ps(even_shuffled(r + 2), best);
 }
 
 /* Outputs [o0, o1) of one output row whose windows need no column check: every tap's
@@ -52,23 +56,18 @@ static inline __attribute__((always_inline)) int64_t vector_outputs(const nnp_po
                                                                     int64_t o0, int64_t o1, float *yr,
                                                                     const int S, const int KW) {
   const int64_t kw_n = KW ? KW : d->kw;
+  const bool shuffled = S == 2 && KW == 3; /* lanes in the shuffle's order until the store */
   int64_t o = o0;
   for (; o + 8 <= o1; o += 8) {
-    const int64_t c = o * S - d->pw;
-    const float *top = xp + (ihs + h0) * d->w + c;
-    if (S == 2 && KW == 3) {
-      const __m256 a = _mm256_loadu_ps(top), b = _mm256_loadu_ps(top + 8);
-      __m256 best = _mm256_shuffle_ps(a, b, 0x88); /* the first tap, in the shuffles' order */
-      for (int64_t kh = h0; kh < h1; kh++) best = max3_s2_shuffled(top + (kh - h0) * d->w, best);
-      _mm256_storeu_ps(yr + o, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(best), 0xD8)));
-      continue;
-    }
-    __m256 best = load_strided(top, S);
+    const float *top = xp + (ihs + h0) * d->w + o * S - d->pw;
+    __m256 best = shuffled ? even_shuffled(top) : load_strided(top, S); /* the first tap */
     for (int64_t kh = h0; kh < h1; kh++) {
       const float *r = top + (kh - h0) * d->w;
-      for (int64_t kw = 0; kw < kw_n; kw++) best = _mm256_max_ps(load_strided(r + kw, S), best);
+      if (shuffled) best = max3_s2_shuffled(r, best);
+      else
+        for (int64_t kw = 0; kw < kw_n; kw++) best = _mm256_max_ps(load_strided(r + kw, S), best);
     }
-    _mm256_storeu_ps(yr + o, best);
+    _mm256_storeu_ps(yr + o, shuffled ? unshuffle(best) : best);
   }
   return o;
 }
@@ -159,8 +158,7 @@ static inline __attribute__((always_inline)) void band_rows(const nnp_pool2d_des
     const float *top = buf + (oh * d->sh - d->ph + h0 - row0) * wp; /* the windows' first valid row */
     float *yr = yp + oh * d->ow;
     for (int64_t o = 0; o < d->ow; o += 8) {
-      __m256 best = shuffled ? _mm256_shuffle_ps(_mm256_loadu_ps(top + o * S), _mm256_loadu_ps(top + o * S + 8), 0x88)
-                             : load_strided(top + o * S, S);
+      __m256 best = shuffled ? even_shuffled(top + o * S) : load_strided(top + o * S, S);
       if (o == 0) best = _mm256_blendv_ps(best, _mm256_set1_ps(top[d->pw]), first_mask);
       for (int64_t kh = 0; kh < h1 - h0; kh++) {
         const float *r = top + kh * wp + o * S;
@@ -168,7 +166,7 @@ static inline __attribute__((always_inline)) void band_rows(const nnp_pool2d_des
         else
           for (int64_t kw = 0; kw < kw_n; kw++) best = _mm256_max_ps(load_strided(r + kw, S), best);
       }
-      if (shuffled) best = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(best), 0xD8));
+      if (shuffled) best = unshuffle(best);
       if (o + 8 <= d->ow) _mm256_storeu_ps(yr + o, best);
       else _mm256_maskstore_ps(yr + o, tail_mask, best);
     }
