@@ -309,7 +309,9 @@ static void test_channel_broadcast(void) {
 /* BatchNormalization with constant per-channel parameters and no conv before it (no pass
  * folds it): the fast per-channel kernel (ops/fast_eltwise.c) within float rounding of the
  * reference, which keeps its coefficients in double. */
-static void test_fast_batch_norm(void) {
+/* A model: input x [2, 5, 3, 4] -> BatchNormalization (constant per-channel parameters,
+ * positive variance) -> value named y */
+static Onnx__ModelProto *bn_model(const char *y) {
   static const int64_t xd[] = {2, 5, 3, 4}, cd[] = {5};
   Onnx__ModelProto *m = mb_model(15);
   mb_input(m, "x", F32, 4, xd);
@@ -319,7 +321,12 @@ static void test_fast_batch_norm(void) {
   mb_init_f32(m, "bias", 1, cd, weights(5, 12));
   mb_init_f32(m, "mean", 1, cd, weights(5, 13));
   mb_init_f32(m, "var", 1, cd, var);
-  mb_node(m, "BatchNormalization", "bn", "x,scale,bias,mean,var", "y");
+  mb_node(m, "BatchNormalization", "bn", "x,scale,bias,mean,var", y);
+  return m;
+}
+
+static void test_fast_batch_norm(void) {
+  Onnx__ModelProto *m = bn_model("y");
   mb_output(m, "y", F32);
   nnp_graph *g = load(m);
   if (g) {
@@ -339,17 +346,8 @@ static void test_fast_batch_norm(void) {
  * FusedBatchNorm step, the reference's bits, the fast kernel within float rounding; not
  * fused when b is also a graph output (variant 1) or the activation is a Clip (variant 2). */
 static void test_fuse_bn_relu(void) {
-  static const int64_t xd[] = {2, 5, 3, 4}, cd[] = {5};
   for (int v = 0; v < 3; v++) {
-    Onnx__ModelProto *m = mb_model(15);
-    mb_input(m, "x", F32, 4, xd);
-    float *var = weights(5, 14);
-    for (int i = 0; i < 5; i++) var[i] = var[i] * var[i] + 0.1f;
-    mb_init_f32(m, "scale", 1, cd, weights(5, 11));
-    mb_init_f32(m, "bias", 1, cd, weights(5, 12));
-    mb_init_f32(m, "mean", 1, cd, weights(5, 13));
-    mb_init_f32(m, "var", 1, cd, var);
-    mb_node(m, "BatchNormalization", "bn", "x,scale,bias,mean,var", "b");
+    Onnx__ModelProto *m = bn_model("b");
     if (v == 2) {
       float lo = 0, hi = 6;
       mb_init_f32(m, "lo", 0, NULL, &lo);

@@ -245,11 +245,7 @@ static nnp_status join_concat(nnp_graph *g, const nnp_graph_shapes *shapes, maps
 /* An inference BatchNormalization of a 2-D float32 value with constant per-channel
  * parameters (what BlockedBatchNorm takes) */
 static bool bn_convertible(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
-  if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 ||
-      nnp_attr_int(n, "spatial", 1) != 1)
-    return false;
-  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
-  return x && x->dtype == NNP_F32 && x->rank == 4 && pass_inference_bn(g, n, x->dims[1]);
+  return pass_channel_bn(g, shapes, n) && pass_shape(shapes, n->inputs[0])->rank == 4;
 }
 
 /* Node i, if bn_convertible on a value a converted node made blocked: BlockedBatchNorm,

@@ -83,11 +83,7 @@ nnp_status nnp_pass_fuse_bn_relu(nnp_graph *g, const nnp_graph_shapes *shapes, i
   if (!shapes) return NNP_OK;
   for (int i = 0; i < g->n_nodes; i++) {
     nnp_node *n = &g->nodes[i];
-    if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 ||
-        nnp_attr_int(n, "spatial", 1) != 1)
-      continue;
-    const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
-    if (!x || x->dtype != NNP_F32 || x->rank < 2 || !pass_inference_bn(g, n, x->dims[1])) continue;
+    if (!pass_channel_bn(g, shapes, n)) continue;
     const int r = pass_single_consumer(g, n->outputs[0]);
     if (r < 0 || g->nodes[r].op != NNP_OP_RELU || g->nodes[r].n_outputs != 1 || g->nodes[r].outputs[0] < 0) continue;
     NNP_TRY(pass_set_activation(n, "Relu", 0, 0));

@@ -181,6 +181,14 @@ nnp_status pass_set_activation(nnp_node *n, const char *act, float lo, float hi)
   return NNP_OK;
 }
 
+bool pass_channel_bn(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n) {
+  if (n->op != NNP_OP_BATCH_NORMALIZATION || n->n_outputs != 1 || n->outputs[0] < 0 || n->inputs[0] < 0 ||
+      nnp_attr_int(n, "spatial", 1) != 1)
+    return false;
+  const nnp_tensor *x = pass_shape(shapes, n->inputs[0]);
+  return x && x->dtype == NNP_F32 && x->rank >= 2 && pass_inference_bn(g, n, x->dims[1]);
+}
+
 bool pass_inference_bn(const nnp_graph *g, const nnp_node *bn, int64_t m) {
   if (bn->op != NNP_OP_BATCH_NORMALIZATION || bn->n_inputs != 5 || nnp_attr_int(bn, "training_mode", 0)) return false;
   for (int o = 1; o < bn->n_outputs; o++) /* training outputs: only when unused */

@@ -45,6 +45,10 @@ nnp_status pass_set_activation(nnp_node *n, const char *act, float lo, float hi)
 /* Whether bn is an inference BatchNormalization whose scale, B, mean and var are float32
  * constants of m values each and whose training outputs nothing reads */
 bool pass_inference_bn(const nnp_graph *g, const nnp_node *bn, int64_t m);
+/* Whether n is a BatchNormalization the per-channel kernels take (BlockedBatchNorm,
+ * FusedBatchNorm): one output, spatial 1, float32 X of rank >= 2 (its shape from shapes)
+ * and pass_inference_bn over X's channels */
+bool pass_channel_bn(const nnp_graph *g, const nnp_graph_shapes *shapes, const nnp_node *n);
 
 /* The passes (src/ir/passes/<name>.c); each returns the number of rewrites in *count. */
 nnp_status nnp_pass_fold_constants(nnp_graph *g, int *count);
