@@ -73,13 +73,12 @@ static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
   return check_epilogue(ctx);
 }
 
-/* y += R (input 3), then the activation */
-static nnp_status epilogue_ref(nnp_op_ctx *ctx) {
+/* y += r (the residual, or NULL), then the activation */
+static nnp_status epilogue_ref(nnp_op_ctx *ctx, const nnp_tensor *r) {
   nnp_act act;
   float lo, hi;
   NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
   nnp_tensor *y = ctx->out[0];
-  const nnp_tensor *r = nnp_in(ctx, 3);
   float *yd = y->data;
   const float *rd = r ? r->data : NULL;
   const int64_t n = nnp_tensor_numel(y);
@@ -113,7 +112,7 @@ static nnp_status fused_ref(nnp_op_ctx *ctx, const nnp_op_info *base) {
   nnp_op_ctx c = *ctx;
   c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
   NNP_TRY(base->ref(&c));
-  return epilogue_ref(ctx);
+  return epilogue_ref(ctx, nnp_in(ctx, 3));
 }
 
 /* FusedMatMul(A, B, bias, [R]): MatMul, then + bias along the last axis (one value per
@@ -139,7 +138,26 @@ static nnp_status ref_fused_matmul(nnp_op_ctx *ctx) {
   const int64_t n = y->dims[y->rank - 1], rows = n ? nnp_tensor_numel(y) / n : 0;
   for (int64_t r = 0; r < rows; r++)
     for (int64_t j = 0; j < n; j++) yd[r * n + j] += b[j];
-  return epilogue_ref(ctx);
+  return epilogue_ref(ctx, nnp_in(ctx, 3));
+}
+
+/* FusedBatchNorm(X, scale, B, mean, var): BatchNormalization's checks, float32 only, and
+ * `activation` Relu (the one kind the pass fuses and the fast kernel applies); its
+ * reference is BatchNormalization's, then the epilogue's Relu (no residual: input 3 is
+ * the mean), the unfused pair's bits. */
+static nnp_status infer_fused_batch_norm(nnp_op_ctx *ctx) {
+  NNP_TRY(nnp_op_batch_normalization.infer(ctx));
+  if (ctx->out[0]->dtype != NNP_F32) return nnp_error(NNP_ERR_UNSUPPORTED, "fused ops support float32 only");
+  nnp_act act;
+  float lo, hi;
+  NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  if (act != NNP_ACT_RELU) return nnp_error(NNP_ERR_UNSUPPORTED, "FusedBatchNorm: attribute 'activation' must be \"Relu\"");
+  return NNP_OK;
+}
+
+static nnp_status ref_fused_batch_norm(nnp_op_ctx *ctx) {
+  NNP_TRY(nnp_op_batch_normalization.ref(ctx));
+  return epilogue_ref(ctx, NULL);
 }
 
 static nnp_status infer_fused_conv(nnp_op_ctx *ctx) { return fused_infer(ctx, &nnp_op_conv); }
@@ -155,6 +173,10 @@ const nnp_op_info nnp_op_fused_matmul = {.name = "FusedMatMul", .min_inputs = 3,
                                          .min_outputs = 1, .max_outputs = 1,
                                          .infer = infer_fused_matmul, .ref = ref_fused_matmul,
                                          .prepare = nnp_prepare_matmul};
+const nnp_op_info nnp_op_fused_batch_norm = {.name = "FusedBatchNorm", .min_inputs = 5, .max_inputs = 5,
+                                             .min_outputs = 1, .max_outputs = 1,
+                                             .infer = infer_fused_batch_norm, .ref = ref_fused_batch_norm,
+                                             .prepare = nnp_prepare_fused_batch_norm};
 const nnp_op_info nnp_op_fused_gemm = {.name = "FusedGemm", .min_inputs = 2, .max_inputs = 4,
                                        .min_outputs = 1, .max_outputs = 1,
                                        .infer = infer_fused_gemm, .ref = ref_fused_gemm,

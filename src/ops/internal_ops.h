@@ -72,7 +72,7 @@ extern const nnp_op_info nnp_op_blocked_batch_norm;
 /* FusedBatchNorm(X, scale, B, mean, var), attributes `epsilon` and `activation` (Relu):
  * inference BatchNormalization of float32 NCHW X with the Relu that alone read its output
  * (DenseNet's pre-activation BatchNorm -> ReLU where the blocked layout does not take it;
- * ops/norm.c, made by ir/passes/fuse_activation.c). */
+ * ops/fused.c, made by ir/passes/fuse_activation.c). */
 extern const nnp_op_info nnp_op_fused_batch_norm;
 /* FusedLayerNorm(X, [Scale], [B]), attribute `epsilon`: layer normalisation over X's last
  * axis, float32 (ops/layer_norm.c; made by ir/passes/fuse_layernorm.c). */

@@ -125,33 +125,6 @@ const nnp_op_info nnp_op_batch_normalization = {
     .name = "BatchNormalization", .min_inputs = 5, .max_inputs = 5, .min_outputs = 1,
     .max_outputs = 5, .infer = infer_batch_norm, .ref = ref_batch_norm, .prepare = nnp_prepare_batch_norm};
 
-/* FusedBatchNorm: BatchNormalization's checks, float32 only, and `activation` Relu (the
- * one kind the pass fuses). */
-static nnp_status infer_fused_batch_norm(nnp_op_ctx *ctx) {
-  NNP_TRY(infer_batch_norm(ctx));
-  if (ctx->in[0]->dtype != NNP_F32)
-    return nnp_error(NNP_ERR_UNSUPPORTED, "FusedBatchNorm takes float32, not %s", nnp_dtype_name(ctx->in[0]->dtype));
-  const nnp_attr *a = nnp_node_attr(ctx->node, "activation");
-  if (!a || a->type != NNP_ATTR_STRING || !a->s || strcmp(a->s, "Relu") != 0)
-    return nnp_error(NNP_ERR_UNSUPPORTED, "FusedBatchNorm: attribute 'activation' must be \"Relu\"");
-  return NNP_OK;
-}
-
-/* The two nodes' reference arithmetic in turn (BatchNormalization's, then Relu's
- * x < 0 ? 0 : x, which keeps a NaN), so fusing them changes no bit on the reference
- * kernels. */
-static nnp_status ref_fused_batch_norm(nnp_op_ctx *ctx) {
-  NNP_TRY(ref_batch_norm(ctx));
-  float *y = ctx->out[0]->data;
-  const int64_t n = nnp_tensor_numel(ctx->out[0]);
-  for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0 ? 0.0f : y[i];
-  return NNP_OK;
-}
-
-const nnp_op_info nnp_op_fused_batch_norm = {
-    .name = "FusedBatchNorm", .min_inputs = 5, .max_inputs = 5, .min_outputs = 1, .max_outputs = 1,
-    .infer = infer_fused_batch_norm, .ref = ref_fused_batch_norm, .prepare = nnp_prepare_fused_batch_norm};
-
 /* ---------------------------------------------------------------------------------
  * InstanceNormalization: per (n, c) plane, y = (x - mean) / sqrt(var + eps) * scale + B
  * with the plane's own (population) mean and variance, computed in two passes. */
