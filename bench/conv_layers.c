@@ -19,17 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing_loop.h"
 #include "fma_peak.h"
 #include "kernels/blocked_conv.h"
 #include "kernels/conv.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* CPU time of the whole process (every thread): unlike wall time, it does not count
  * the time a thread waits descheduled, so on a loaded machine it is the steadier
@@ -207,13 +202,13 @@ int main(int argc, char **argv) {
       ep.residual = res;
       ep.ld_res = o * o;
     }
-    double best = 1e30, best_cpu = 1e30, t_start = now_s();
-    for (int rep = 0; rep < 30 || now_s() - t_start < 0.2; rep++) {
+    double best = 1e30, best_cpu = 1e30, t_start = nnp_now();
+    for (int rep = 0; rep < 30 || nnp_now() - t_start < 0.2; rep++) {
       if (evict) evict_caches(evict, evict_bytes);
-      double t0 = now_s(), c0 = cpu_s();
+      double t0 = nnp_now(), c0 = cpu_s();
       if (bk) nnp_bconv_run(bk, x, y, NULL, scratch, tp);
       else nnp_conv2d_run(k, x, y, &ep, scratch, tp);
-      double dt = now_s() - t0, dc = cpu_s() - c0;
+      double dt = nnp_now() - t0, dc = cpu_s() - c0;
       if (dt < best) best = dt;
       if (dc < best_cpu) best_cpu = dc;
     }

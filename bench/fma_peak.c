@@ -1,7 +1,6 @@
 #include "fma_peak.h"
 
-#include <time.h>
-
+#include "bench/timing_loop.h"
 #include "kernels/cpu.h"
 
 #if defined(__x86_64__)
@@ -9,12 +8,6 @@
 
 enum { BURST = 100000, BURSTS = 60 };
 static volatile float sink;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define CHAINS(T, SET1, FMA, ADD, STORE, W)                                                                        \
   do {                                                                                                            \
@@ -52,9 +45,9 @@ double nnp_bench_fma_peak(nnp_threadpool *tp, int threads, bool avx512) {
   if (avx512 ? !f->avx512f : !(f->avx2 && f->fma)) return 0;
   double best = 1e30;
   for (int rep = 0; rep < BURSTS; rep++) {
-    double t0 = now_s();
+    double t0 = nnp_now();
     nnp_threadpool_run(tp, avx512 ? chains512 : chains256, NULL, threads);
-    double dt = now_s() - t0;
+    double dt = nnp_now() - t0;
     if (dt < best) best = dt;
   }
   return (double)threads * BURST * 12.0 * (avx512 ? 16 : 8) * 2 / best * 1e-9;

@@ -5,19 +5,13 @@
  * (M N K: that shape alone, in place of the list). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench/timing_loop.h"
 #include "fma_peak.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double gemm_gflops(int64_t M, int64_t N, int64_t K, nnp_threadpool *tp) {
   float *A = nnp_malloc((size_t)(M * K) * 4), *B = nnp_malloc((size_t)(K * N) * 4), *C = nnp_malloc((size_t)(M * N) * 4);
@@ -28,9 +22,9 @@ static double gemm_gflops(int64_t M, int64_t N, int64_t K, nnp_threadpool *tp) {
   nnp_sgemm_pack_b(K, N, B, N, 1, bp);
   double best = 1e30;
   for (int rep = 0; rep < 7; rep++) { /* best of 7: the least disturbed run */
-    double t0 = now_s();
+    double t0 = nnp_now();
     nnp_sgemm_packed(M, N, K, ap, bp, C, N, NULL, tp);
-    double dt = now_s() - t0;
+    double dt = nnp_now() - t0;
     if (dt < best) best = dt;
   }
   nnp_free(A);

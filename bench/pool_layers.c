@@ -7,17 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/timing_loop.h"
 #include "kernels/pool.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct layer {
   const char *what;
@@ -38,10 +32,10 @@ static double best_ms(const layer *l, const nnp_avgpool2d_desc *a, const float *
                       nnp_threadpool *tp, int runs) {
   double best = 1e30;
   for (int r = 0; r < runs; r++) {
-    const double t0 = now_s();
+    const double t0 = nnp_now();
     if (l->avg) nnp_avgpool2d(a, x, y, generic, tp);
     else nnp_maxpool2d(&a->p, x, y, generic, tp);
-    const double t = now_s() - t0;
+    const double t = nnp_now() - t0;
     best = t < best ? t : best;
   }
   return best * 1e3;

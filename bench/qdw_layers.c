@@ -8,18 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/timing_loop.h"
 #include "kernels/blocked_conv.h"
 #include "kernels/qdwconv.h"
 #include "nnperf/alloc.h"
 #include "util/threadpool.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct layer {
   const char *what;
@@ -38,11 +32,11 @@ static const layer layers[] = {
 typedef void (*run_fn)(void *ctx);
 
 static double best_of(run_fn fn, void *ctx) {
-  double best = 1e30, t_start = now_s();
-  for (int rep = 0; rep < 30 || now_s() - t_start < 0.1; rep++) {
-    double t0 = now_s();
+  double best = 1e30, t_start = nnp_now();
+  for (int rep = 0; rep < 30 || nnp_now() - t_start < 0.1; rep++) {
+    double t0 = nnp_now();
     fn(ctx);
-    double dt = now_s() - t0;
+    double dt = nnp_now() - t0;
     if (dt < best) best = dt;
   }
   return best;

@@ -6,18 +6,12 @@
  * ratios; asserts nothing (a shared machine is noisy). */
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "bench/timing_loop.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/qgemm.h"
 #include "nnperf/alloc.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(void) {
   static const int64_t shapes[][3] = {{64, 576, 3136}, {128, 1152, 784}, {256, 2304, 196}, {512, 4608, 49}};
@@ -44,19 +38,19 @@ int main(void) {
     nnp_qgemm4_pack_b(K, N, qb, N, 1, 7, b4);
     double t[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
     for (int rep = 0; rep < 7; rep++) {
-      double t0 = now_s();
+      double t0 = nnp_now();
       nnp_sgemm_pack_b(K, N, B, N, 1, bp);
-      double t1 = now_s();
+      double t1 = nnp_now();
       nnp_sgemm_packed(M, N, K, ap, bp, C, N, NULL, NULL);
-      double t2 = now_s();
+      double t2 = nnp_now();
       nnp_qgemm_pack_b(K, N, qb, N, 1, 7, qbp);
-      double t3 = now_s();
+      double t3 = nnp_now();
       nnp_qgemm_packed_isa(M, N, K, qap, qbp, qc, N, &ep, NULL, NNP_QGEMM_AVX2);
-      double t4 = now_s();
+      double t4 = nnp_now();
       if (vnni) nnp_qgemm_packed_isa(M, N, K, qap, qbp, qc, N, &ep, NULL, NNP_QGEMM_VNNI);
-      double t5 = now_s();
+      double t5 = nnp_now();
       if (vnni) nnp_qgemm4_packed(M, N, K, a4, b4, qc, N, &ep, NULL, true);
-      double t6 = now_s();
+      double t6 = nnp_now();
       double d[6] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5};
       for (int k = 0; k < 6; k++)
         if (d[k] < t[k]) t[k] = d[k];
