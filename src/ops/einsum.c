@@ -260,7 +260,8 @@ static nnp_status prepare_einsum(const nnp_op_ctx *ctx, bool generic, nnp_fast_k
     nnp_free(f);
     return NNP_OK;
   }
-  nnp_batched_matmul_kernel(f, ctx, generic, "einsum.matmul.generic", "einsum.matmul.packed", out);
+  nnp_batched_matmul_kernel(f, ctx, generic, "einsum.matmul.generic", "einsum.matmul.packed", "einsum.matmul.packed",
+                            out);
   return NNP_OK;
 }
 

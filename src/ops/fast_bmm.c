@@ -34,16 +34,19 @@ nnp_status nnp_prepare_batched_matmul(const nnp_op_ctx *ctx, bool generic, nnp_f
   if (!f) return nnp_error(NNP_ERR_NOMEM, "out of memory preparing a batched MatMul");
   *f = (nnp_sgemm_batched){.M = M, .N = N, .K = K, .sam = K, .sak = 1, .sbk = N, .sbn = 1, .ldc = N, .n_dims = 1,
                            .dims = {batches}, .a_str = {M * K}, .b_str = {K * N}, .c_str = {M * N}};
-  nnp_batched_matmul_kernel(f, ctx, generic, "matmul.batched.generic", "matmul.batched.avx2", out);
+  nnp_batched_matmul_kernel(f, ctx, generic, "matmul.batched.generic", "matmul.batched.avx2", "matmul.batched.avx512",
+                            out);
   return NNP_OK;
 }
 
 void nnp_batched_matmul_kernel(nnp_sgemm_batched *f, const nnp_op_ctx *ctx, bool generic, const char *name_generic,
-                               const char *name_fast, nnp_fast_kernel *out) {
+                               const char *name_avx2, const char *name_avx512, nnp_fast_kernel *out) {
   f->generic = nnp_dispatch_portable(NNP_KF_GEMM, generic);
   out->run = fast_bmm_run;
   out->destroy = nnp_free;
   out->state = f;
   out->scratch_needed = nnp_sgemm_batched_plan(f, nnp_threadpool_threads(ctx->pool));
-  out->name = f->generic ? name_generic : name_fast;
+  out->name = f->generic                                       ? name_generic
+              : nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX512 ? name_avx512
+                                                                : name_avx2;
 }

@@ -63,8 +63,10 @@ static void finish(fast_gemm *f, const char *op, nnp_fast_kernel *out) {
   out->destroy = fast_gemm_destroy;
   out->state = f;
   out->scratch_needed = nnp_sgemm_packed_a_floats(f->M, f->K) * sizeof(float);
-  out->name = f->generic ? (op[0] == 'G' ? "gemm.packed.generic" : "matmul.packed.generic")
-                         : (op[0] == 'G' ? "gemm.packed.avx2" : "matmul.packed.avx2");
+  /* the tile that runs: nnp_sgemm_tile_fast takes AVX-512 where the dispatch does */
+  static const char *names[2][3] = {{"gemm.packed.generic", "gemm.packed.avx2", "gemm.packed.avx512"},
+                                    {"matmul.packed.generic", "matmul.packed.avx2", "matmul.packed.avx512"}};
+  out->name = names[op[0] != 'G'][f->generic ? 0 : nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX512 ? 2 : 1];
 }
 
 nnp_status nnp_prepare_gemm(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out) {
