@@ -165,7 +165,16 @@ typedef struct sgemm_job {
  * each tile continues the same float sums in the same order), the epilogue runs with
  * the last block. (The AVX-512 tile sums even and odd k apart within a block, so there a
  * blocked sum is rounded differently from an unblocked one, within the tests' tolerance.) */
-enum { KC = 256 };
+/* The AVX-512 tile (6 x 32, two panels) takes blocks of up to KC_ZMM = 768: its B pair
+ * (768 x 32 floats, 96 KiB) then comes from L2, which feeds its 128 bytes per k (24
+ * FMAs) easily, and a layer with K <= 768 is not blocked at all. Blocked at 256, each
+ * later block reloaded the tile's partial sums from C, six rows a row of C apart, which
+ * the prefetcher does not follow: perf annotate put 17% of tile_6x32's samples of
+ * vit_b_16 at batch 16 on those loads. On a Zen 5 (48 KiB L1, 1 MiB L2), one thread,
+ * bench_gemm_gflops best of 3 alternated, 256 -> 768: 3152 x 3072 x 768 166 -> 223
+ * GFLOP/s, 3152 x 768 x 768 183 -> 225, 197 x 768 x 3072 211 -> 224, 512 x 49 x 4608
+ * 170 -> 189, 256 x 196 x 2304 222 -> 231; 512 measured between the two. */
+enum { KC = 256, KC_ZMM = 768 };
 
 /* The AVX2 tile's ragged last column panel of one or two columns goes to
  * nnp_sgemm_narrow_avx2, several row panels per call (same bits). */
@@ -309,10 +318,12 @@ static void tile_order(sgemm_job *j) {
 }
 
 /* K blocking stores partial sums in C, so not when the epilogue's residual is C itself
- * (an in-place residual add would read partial sums). Balanced blocks of at most KC. */
+ * (an in-place residual add would read partial sums). Balanced blocks of at most KC
+ * (KC_ZMM for the AVX-512 tile: j->tile must be set). */
 static void plan_kblocks(sgemm_job *j) {
   j->kblock = false;
-  if (j->K <= KC) return;
+  const int64_t kc_max = j->tile == nnp_sgemm_tile_avx512 ? KC_ZMM : KC;
+  if (j->K <= kc_max) return;
   /* Row-major order sweeps all of B for each A panel: when B fits in half of L2 (a 7x7
    * plane: N = 49, K up to 1024), blocking K only writes and rereads the partial sums,
    * and a block of B (kc x N) fits in L1 no better than the whole B fits in L2.
@@ -326,7 +337,7 @@ static void plan_kblocks(sgemm_job *j) {
     uintptr_t c0 = (uintptr_t)j->C, c1 = (uintptr_t)(j->C + (j->M - 1) * j->ldc + j->N);
     if (r0 < c1 && c0 < r1) return;
   }
-  int64_t nkb = (j->K + KC - 1) / KC;
+  int64_t nkb = (j->K + kc_max - 1) / kc_max;
   j->kc = (j->K + nkb - 1) / nkb;
   j->kblock = true;
 }
@@ -371,8 +382,8 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
   if (M <= 0 || N <= 0) return;
   const nnp_isa isa = generic ? NNP_ISA_GENERIC : nnp_dispatch_isa(NNP_KF_GEMM);
   if (M == 1 && isa == NNP_ISA_AVX512) { /* a classifier at batch 1: stream B once */
-    sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
-    plan_kblocks(&j);
+    sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep, .tile = nnp_sgemm_tile_avx512};
+    plan_kblocks(&j); /* the tile's blocks: its one-column panels run the tile */
     sgemv_job g = {.N = N, .K = K, .kc = j.kblock ? j.kc : K, .Ap = Ap, .Bp = Bp, .C = C, .ep = ep};
     nnp_threadpool_run(tp, sgemv_range, &g, (N + NR - 1) / NR);
     return;
@@ -393,8 +404,8 @@ void nnp_sgemm_packed_ex(int64_t M, int64_t N, int64_t K, const float *Ap, const
 void nnp_sgemm_packed_block(int64_t M, int64_t N, int64_t K, const float *Ap, const float *Bp, float *C, int64_t ldc,
                             const nnp_epilogue *ep, int64_t ip0, int64_t ip1, int64_t jp0, int64_t jp1, bool generic) {
   if (M <= 0 || N <= 0 || ip0 >= ip1 || jp0 >= jp1) return;
-  sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep};
   nnp_sgemm_tile_fn tile = generic ? nnp_sgemm_tile_generic : nnp_sgemm_tile_fast();
+  sgemm_job j = {.M = M, .N = N, .K = K, .C = C, .ldc = ldc, .ep = ep, .tile = tile};
   plan_kblocks(&j);
   int64_t nkb = j.kblock ? (K + j.kc - 1) / j.kc : 1, kc = j.kblock ? j.kc : K;
   /* per K block: a B panel block (kc x 16) stays in L1 across the row panels, the rows'
