@@ -11,5 +11,7 @@
 #include "util/threadpool.h"
 
 void nnp_softmax_rows_avx2(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp);
+/* The same with 16 lanes (softmax_avx512.c): each e^x the same bits, sums in 16 lanes. */
+void nnp_softmax_rows_avx512(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp);
 
 #endif

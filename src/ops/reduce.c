@@ -175,13 +175,15 @@ static nnp_status ref_softmax(nnp_op_ctx *ctx) { return softmax_run(ctx, false);
  * (the same vector exp). */
 typedef struct fast_softmax {
   int64_t rows, n;
+  bool avx512; /* the 16-lane kernel: where the dispatch gives the eltwise family AVX-512 */
 } fast_softmax;
 
 static void fast_softmax_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_softmax_run(void *p, nnp_op_ctx *ctx) {
   const fast_softmax *f = p;
-  nnp_softmax_rows_avx2(ctx->in[0]->data, ctx->out[0]->data, f->rows, f->n, ctx->pool);
+  (f->avx512 ? nnp_softmax_rows_avx512 : nnp_softmax_rows_avx2)(ctx->in[0]->data, ctx->out[0]->data, f->rows, f->n,
+                                                                 ctx->pool);
   return NNP_OK;
 }
 
@@ -200,7 +202,8 @@ static nnp_status prepare_softmax(const nnp_op_ctx *ctx, bool generic, nnp_fast_
   out->run = fast_softmax_run;
   out->destroy = fast_softmax_destroy;
   out->state = f;
-  out->name = "softmax.avx2";
+  f->avx512 = nnp_dispatch_isa(NNP_KF_FUSED_ELTWISE) == NNP_ISA_AVX512;
+  out->name = f->avx512 ? "softmax.avx512" : "softmax.avx2";
   return NNP_OK;
 }
 static nnp_status ref_log_softmax(nnp_op_ctx *ctx) { return softmax_run(ctx, true); }

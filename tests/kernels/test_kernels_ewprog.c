@@ -164,8 +164,9 @@ static void gelu_cases(void) {
 }
 
 /* Softmax rows (kernels/softmax.h, the same vector exp) against double sums of expf:
- * row lengths 1..300 (ragged ends), large and negative values, threads 1..3. */
-static void softmax_cases(void) {
+ * row lengths 1..300 (ragged ends), large and negative values, threads 1..3; the AVX2
+ * kernel, or the AVX-512 one (its masked ragged end) where the dispatch picks it. */
+static void softmax_cases(bool avx512) {
   nnp_threadpool *tp = NULL;
   CHECK_OK(nnp_threadpool_create(3, &tp));
   for (int trial = 0; trial < 200; trial++) {
@@ -181,15 +182,15 @@ static void softmax_cases(void) {
       for (int64_t i = 0; i < n; i++) sum += expf(xr[i] - mx);
       for (int64_t i = 0; i < n; i++) want[r * n + i] = (float)(expf(xr[i] - mx) / sum);
     }
-    nnp_softmax_rows_avx2(x, got, rows, n, trial % 2 ? tp : NULL);
-    CHECK_MSG(kt_max_err(got, want, n * rows) < 1e-6, "softmax trial %d n %lld rows %lld: err %g", trial,
-              (long long)n, (long long)rows, kt_max_err(got, want, n * rows));
+    (avx512 ? nnp_softmax_rows_avx512 : nnp_softmax_rows_avx2)(x, got, rows, n, trial % 2 ? tp : NULL);
+    CHECK_MSG(kt_max_err(got, want, n * rows) < 1e-6, "softmax %s trial %d n %lld rows %lld: err %g",
+              avx512 ? "avx512" : "avx2", trial, (long long)n, (long long)rows, kt_max_err(got, want, n * rows));
     nnp_free(x);
     nnp_free(want);
     nnp_free(got);
   }
   nnp_threadpool_destroy(tp);
-  printf("softmax rows vs double sums: 200 cases\n");
+  printf("softmax rows (%s) vs double sums: 200 cases\n", avx512 ? "avx512" : "avx2");
 }
 
 int main(void) {
@@ -201,6 +202,8 @@ int main(void) {
   for (int trial = 0; trial < 400; trial++) silu_case(trial);
   printf("FusedElementwise AVX2 vs reference: 3000 programs, 400 SiLU ranges\n");
   gelu_cases();
-  softmax_cases();
+  softmax_cases(false);
+  if (nnp_dispatch_isa(NNP_KF_FUSED_ELTWISE) == NNP_ISA_AVX512) softmax_cases(true);
+  else printf("softmax rows (avx512): skipped, the dispatch does not pick AVX-512 here\n");
   TEST_MAIN_END();
 }
