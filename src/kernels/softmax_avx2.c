@@ -21,8 +21,8 @@ static float hsum8(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/* One row; the last 1..7 elements through a padded vector (padding -inf: e^-inf = 0). */
-static void softmax_row(const float *x, float *y, int64_t n) {
+/* One row (nnp_softmax_rows' row function); the last 1..7 elements through a padded vector (padding -inf: e^-inf = 0). */
+void nnp_softmax_row_avx2(const float *x, float *y, int64_t n) {
   const int64_t vend = n / 8 * 8, r = n - vend;
   float t[8];
   for (int i = 0; i < 8; i++) t[i] = i < r ? x[vend + i] : -INFINITY;
@@ -44,24 +44,8 @@ static void softmax_row(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < vend; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
   for (int64_t i = 0; i < r; i++) y[vend + i] = t[i] * _mm256_cvtss_f32(inv);
 }
-
-typedef struct sm_job {
-  const float *x;
-  float *y;
-  int64_t n;
-} sm_job;
-
-static void rows_range(void *p, int64_t b, int64_t e) {
-  const sm_job *j = p;
-  for (int64_t row = b; row < e; row++) softmax_row(j->x + row * j->n, j->y + row * j->n, j->n);
-}
-
-void nnp_softmax_rows_avx2(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp) {
-  sm_job j = {.x = x, .y = y, .n = n};
-  nnp_threadpool_run(tp, rows_range, &j, rows);
-}
 #else
-void nnp_softmax_rows_avx2(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp) {
-  (void)x, (void)y, (void)rows, (void)n, (void)tp; /* never selected without AVX2 (ops/reduce.c) */
+void nnp_softmax_row_avx2(const float *x, float *y, int64_t n) {
+  (void)x, (void)y, (void)n; /* never selected without AVX2 (ops/reduce.c) */
 }
 #endif

@@ -14,7 +14,7 @@
 
 /* One row: the last 1..15 elements under the mask m (masked-off lanes read as -inf in
  * the max, contribute e^-inf = 0 to the sum and are not stored). */
-static void softmax_row(const float *x, float *y, int64_t n) {
+void nnp_softmax_row_avx512(const float *x, float *y, int64_t n) {
   const int64_t vend = n / 16 * 16;
   const __mmask16 m = (__mmask16)((1u << (n - vend)) - 1u);
   const __m512 ninf = _mm512_set1_ps(-INFINITY);
@@ -36,24 +36,8 @@ static void softmax_row(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < vend; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
   if (m) _mm512_mask_storeu_ps(y + vend, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + vend), inv));
 }
-
-typedef struct sm_job {
-  const float *x;
-  float *y;
-  int64_t n;
-} sm_job;
-
-static void rows_range(void *p, int64_t b, int64_t e) {
-  const sm_job *j = p;
-  for (int64_t row = b; row < e; row++) softmax_row(j->x + row * j->n, j->y + row * j->n, j->n);
-}
-
-void nnp_softmax_rows_avx512(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp) {
-  sm_job j = {.x = x, .y = y, .n = n};
-  nnp_threadpool_run(tp, rows_range, &j, rows);
-}
 #else
-void nnp_softmax_rows_avx512(const float *x, float *y, int64_t rows, int64_t n, nnp_threadpool *tp) {
-  (void)x, (void)y, (void)rows, (void)n, (void)tp; /* never selected without AVX-512 (ops/reduce.c) */
+void nnp_softmax_row_avx512(const float *x, float *y, int64_t n) {
+  (void)x, (void)y, (void)n; /* never selected without AVX-512 (ops/reduce.c) */
 }
 #endif

@@ -182,8 +182,7 @@ static void fast_softmax_destroy(void *p) { nnp_free(p); }
 
 static nnp_status fast_softmax_run(void *p, nnp_op_ctx *ctx) {
   const fast_softmax *f = p;
-  (f->avx512 ? nnp_softmax_rows_avx512 : nnp_softmax_rows_avx2)(ctx->in[0]->data, ctx->out[0]->data, f->rows, f->n,
-                                                                 ctx->pool);
+  nnp_softmax_rows(ctx->in[0]->data, ctx->out[0]->data, f->rows, f->n, f->avx512, ctx->pool);
   return NNP_OK;
 }
 

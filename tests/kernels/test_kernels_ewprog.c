@@ -182,7 +182,7 @@ static void softmax_cases(bool avx512) {
       for (int64_t i = 0; i < n; i++) sum += expf(xr[i] - mx);
       for (int64_t i = 0; i < n; i++) want[r * n + i] = (float)(expf(xr[i] - mx) / sum);
     }
-    (avx512 ? nnp_softmax_rows_avx512 : nnp_softmax_rows_avx2)(x, got, rows, n, trial % 2 ? tp : NULL);
+    nnp_softmax_rows(x, got, rows, n, avx512, trial % 2 ? tp : NULL);
     CHECK_MSG(kt_max_err(got, want, n * rows) < 1e-6, "softmax %s trial %d n %lld rows %lld: err %g",
               avx512 ? "avx512" : "avx2", trial, (long long)n, (long long)rows, kt_max_err(got, want, n * rows));
     nnp_free(x);
