@@ -1,6 +1,6 @@
-/* Softmax over the last axis (rows of n contiguous floats) on AVX2 or AVX-512: max, e^(x - max) by
- * the FusedElementwise programs' vector exp (within 1e-6 of expf), the sum in float, one
- * multiply by its reciprocal; rows split across the pool. The reference (ops/reduce.c)
+/* Softmax over the last axis (rows of n contiguous floats) on AVX2 or AVX-512: max,
+ * e^(x - max) by the FusedElementwise programs' vector exp (within 1e-6 of expf), the sum
+ * in float, one multiply by its reciprocal; rows split across the pool. The reference (ops/reduce.c)
  * uses expf and double sums: results agree within float rounding. vit_b_16 and swin_t
  * spend 5% in their attention softmax on the reference (docs/kernels.md). */
 #ifndef NNP_KERNELS_SOFTMAX_H

@@ -21,7 +21,8 @@ static float hsum8(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/* One row (nnp_softmax_rows' row function); the last 1..7 elements through a padded vector (padding -inf: e^-inf = 0). */
+/* One row (nnp_softmax_rows' row function); the last 1..7 elements through a padded
+ * vector (padding -inf: e^-inf = 0). */
 void nnp_softmax_row_avx2(const float *x, float *y, int64_t n) {
   const int64_t vend = n / 8 * 8, r = n - vend;
   float t[8];

@@ -1,7 +1,7 @@
 /* Softmax rows on AVX-512F (kernels/softmax.h); this file gets -mavx512f. The AVX2
  * kernel's three passes (max, e^(x - max) stored and summed, scaled by the sum's
  * reciprocal) with 16 lanes and the ragged end under a mask instead of a padded copy.
- * Why its own kernel: the attention softmax of vit_b_16 (12 rows of 197 x 197 per block)
+ * Why its own kernel: the attention softmax of vit_b_16 (12 x 197 rows of 197 per block)
  * took 2.7 ms of its ~90 at batch 1 on two Zen 5 threads on the AVX2 kernel; nnp_exp16
  * is nnp_exp8 bit for bit, so each e^x is the AVX2 kernel's, only the sums' order
  * (16 partial sums, not 8) differs. */

@@ -15,7 +15,8 @@ nnp_status nnp_prepare_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kern
 nnp_status nnp_prepare_batched_matmul(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
 /* out runs f (a calloc'd nnp_sgemm_batched with its shape filled; out takes it) on inputs
  * 0 and 1 into output 0: f->generic from the dispatch table, its scratch planned for
- * ctx's pool, out named after the GEMM tile that runs (generic, AVX2 or AVX-512). Shared by batched MatMul and Einsum. */
+ * ctx's pool, out named after the GEMM tile that runs (generic, AVX2 or AVX-512). Shared
+ * by batched MatMul and Einsum. */
 void nnp_batched_matmul_kernel(nnp_sgemm_batched *f, const nnp_op_ctx *ctx, bool generic, const char *name_generic,
                                const char *name_avx2, const char *name_avx512, nnp_fast_kernel *out);
 nnp_status nnp_prepare_pool(const nnp_op_ctx *ctx, bool generic, nnp_fast_kernel *out);
