@@ -38,14 +38,33 @@ static bool is_act(const nnp_plan *p, int v) { return v >= 0 && nnp_plan_value(p
 
 static int64_t norm_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
+/* An elementwise step: per image when every constant operand broadcasts along the batch
+ * and some operand is an activation, whichever its place: ConvNeXt's layer scale is
+ * Mul(gamma, x), the constant first (that alone kept convnext_tiny off the lanes). */
+static bool eltwise_per_sample(const nnp_plan *p, const nnp_node *n, int out_rank) {
+  bool act = false;
+  for (int k = 0; k < n->n_inputs; k++) {
+    const int v = n->inputs[k];
+    if (v < 0) continue;
+    if (is_act(p, v)) {
+      act = true;
+      continue;
+    }
+    const nnp_tensor *c = nnp_plan_value(p, v);
+    if (!c || !batch_free(c, out_rank)) return false;
+  }
+  return act;
+}
+
 /* Whether step node n computes each image from that image alone. The shapes are checked
  * by the caller (every non-constant input and output has the batch N first); this
- * checks the op and what its constant operands and attributes do to the batch axis. */
+ * checks the op and what its constant operands and attributes do to the batch axis.
+ * Elementwise ops first (any operand may be the activation), then the rest, whose
+ * input 0 must be. */
 static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
   const nnp_tensor *y = n->n_outputs > 0 && n->outputs[0] >= 0 ? nnp_plan_value(p, n->outputs[0]) : NULL;
-  if (!y || n->n_inputs < 1 || !is_act(p, n->inputs[0])) return false;
+  if (!y || n->n_inputs < 1) return false;
   switch (n->op) {
-    /* elementwise: any constant operand must broadcast along the batch */
     case NNP_OP_ABS: case NNP_OP_NEG: case NNP_OP_SQRT: case NNP_OP_EXP: case NNP_OP_LOG: case NNP_OP_RECIPROCAL:
     case NNP_OP_FLOOR: case NNP_OP_CEIL: case NNP_OP_ERF: case NNP_OP_TANH: case NNP_OP_SIGMOID: case NNP_OP_RELU:
     case NNP_OP_LEAKY_RELU: case NNP_OP_HARD_SIGMOID: case NNP_OP_HARD_SWISH: case NNP_OP_GELU: case NNP_OP_ELU:
@@ -53,13 +72,12 @@ static bool per_sample_node(const nnp_plan *p, const nnp_node *n) {
     case NNP_OP_ADD: case NNP_OP_SUB: case NNP_OP_MUL: case NNP_OP_DIV: case NNP_OP_POW: case NNP_OP_MAX:
     case NNP_OP_MIN: case NNP_OP_SUM: case NNP_OP_MEAN: case NNP_OP_PRELU: case NNP_OP_FUSED_ELEMENTWISE:
     case NNP_OP_BLOCKED_CHANNEL_MUL: case NNP_OP_FUSED_LAYER_NORM: case NNP_OP_BLOCKED_BATCH_NORM:
-      for (int k = 1; k < n->n_inputs; k++) {
-        int v = n->inputs[k];
-        if (v < 0 || is_act(p, v)) continue;
-        const nnp_tensor *c = nnp_plan_value(p, v);
-        if (!c || !batch_free(c, y->rank)) return false;
-      }
-      return true;
+      return eltwise_per_sample(p, n, y->rank);
+    default:
+      break;
+  }
+  if (!is_act(p, n->inputs[0])) return false;
+  switch (n->op) {
     /* weights and parameters are constants; a residual (FusedConv input 3) is per image */
     case NNP_OP_CONV: case NNP_OP_CONV_TRANSPOSE: case NNP_OP_MAX_POOL: case NNP_OP_AVERAGE_POOL:
     case NNP_OP_GLOBAL_AVERAGE_POOL: case NNP_OP_GLOBAL_MAX_POOL: case NNP_OP_BATCH_NORMALIZATION: case NNP_OP_FUSED_BATCH_NORM:
@@ -172,7 +190,12 @@ static bool batch1_shapes_agree(const nnp_plan *full, const nnp_graph *src, cons
  * (P50 ms, two or three alternations: resnet18 12x 318-388 against 352-452 layer at a
  * time, resnet50 14x 906-1003 against 1013-1121, wide_resnet50_2 34x 2146-2324 against
  * 2311-2586, zoo resnet18 at 112x112 47x 108-112 against 123-124) and tied at 143x (zoo
- * resnet18 at 64x64: 68-70 against 67-89); the line there is drawn at 128x. */
+ * resnet18 at 64x64: 68-70 against 67-89); the line there is drawn at 128x. On a Zen 5
+ * with AVX-512 (2026-12-08), P50 ms layer at a time against lanes: convnext_tiny (8.6x)
+ * 552-617 against 445-511, regnet_y_1_6gf (9.7x) 177-189 against 173-175, but resnet18
+ * (11.6x) 99.5-112 against 107-117 as on the Xeon; the line is drawn at 10x, between
+ * them (inception_v3 at 11.5x and resnet50 at 14x ran faster in lanes, resnet18 at 11.6x
+ * slower: no line separates those). */
 static bool weights_dominate(const nnp_plan *full, const nnp_plan *lane) {
   const nnp_graph *g = nnp_plan_graph(full);
   size_t weights = 0;
@@ -180,7 +203,7 @@ static bool weights_dominate(const nnp_plan *full, const nnp_plan *lane) {
     const nnp_tensor *t = nnp_plan_value(full, v);
     if (t && nnp_plan_value_is_constant(full, v)) weights += nnp_tensor_nbytes(t);
   }
-  const size_t line = nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX2 ? 128 : 8;
+  const size_t line = nnp_dispatch_isa(NNP_KF_GEMM) == NNP_ISA_AVX2 ? 128 : 10;
   return weights > line * nnp_plan_memory_stats(lane)->planned;
 }
 

@@ -103,21 +103,25 @@ static float *ramp(size_t n) {
  * the layer-at-a-time plan too: the batch-1 lane plan does not compile. */
 static void test_not_per_sample(void) {
   const int64_t xd[] = {-1, 4}, fixed[] = {4, 4}, cd[] = {4, 4};
+  const int64_t vd[] = {4}; /* a constant without the batch axis: broadcast to every image */
   struct {
-    const char *what, *op;
+    const char *what, *op, *ins;
     int trans_a; /* Gemm only */
-    bool fixed, lanes;
+    bool fixed, lanes, vec;
   } cases[] = {
-      {"Add of a constant that has the batch's shape", "Add", 0, false, false},
-      {"Gemm with transA (the batch is the reduced axis)", "Gemm", 1, false, false},
-      {"Gemm (rows are images)", "Gemm", 0, false, true},
-      {"Gemm, batch fixed in the model", "Gemm", 0, true, false},
+      {"Add of a constant that has the batch's shape", "Add", "x,c", 0, false, false, false},
+      {"Sub of a constant first that has the batch's shape", "Sub", "c,x", 0, false, false, false},
+      {"Mul of a per-column constant first (a layer scale)", "Mul", "c,x", 0, false, true, true},
+      {"Gemm with transA (the batch is the reduced axis)", "Gemm", "x,c", 1, false, false, false},
+      {"Gemm (rows are images)", "Gemm", "x,c", 0, false, true, false},
+      {"Gemm, batch fixed in the model", "Gemm", "x,c", 0, true, false, false},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     Onnx__ModelProto *m = mb_model(13);
     mb_input(m, "x", F32, 2, cases[c].fixed ? fixed : xd);
-    mb_init_f32(m, "c", 2, cd, ramp(16));
-    Onnx__NodeProto *nd = mb_node(m, cases[c].op, "op", "x,c", "h");
+    if (cases[c].vec) mb_init_f32(m, "c", 1, vd, ramp(4));
+    else mb_init_f32(m, "c", 2, cd, ramp(16));
+    Onnx__NodeProto *nd = mb_node(m, cases[c].op, "op", cases[c].ins, "h");
     if (!strcmp(cases[c].op, "Gemm")) mb_attr_int(nd, "transA", cases[c].trans_a);
     mb_node(m, "Softmax", "sm", "h", "y");
     mb_output(m, "y", F32);
