@@ -52,16 +52,15 @@ static inline float apply_act(nnp_act act, float x, float lo, float hi) {
   }
 }
 
-/* The residual and the activation of a fused op whose output is inferred */
-static nnp_status check_epilogue(nnp_op_ctx *ctx) {
+/* The residual r (or NULL) and the activation of a fused op whose output is inferred;
+ * the activation's kind into *act */
+static nnp_status check_epilogue(nnp_op_ctx *ctx, const nnp_tensor *r, nnp_act *act) {
   nnp_tensor *y = ctx->out[0];
   if (y->dtype != NNP_F32) return nnp_error(NNP_ERR_UNSUPPORTED, "fused ops support float32 only");
-  const nnp_tensor *r = nnp_in(ctx, 3);
   if (r && (r->dtype != y->dtype || !nnp_tensor_same_shape(r, y)))
     return nnp_error(NNP_ERR_SHAPE, "the residual input must have the output's type and shape");
-  nnp_act act;
   float lo, hi;
-  return nnp_fused_activation(ctx->node, &act, &lo, &hi);
+  return nnp_fused_activation(ctx->node, act, &lo, &hi);
 }
 
 /* Infers like the base op on inputs 0..n_base-1, then checks the residual and the activation. */
@@ -70,7 +69,8 @@ static nnp_status fused_infer(nnp_op_ctx *ctx, const nnp_op_info *base) {
   c.n_in = ctx->n_in < 3 ? ctx->n_in : 3;
   NNP_TRY(base->infer(&c));
   ctx->scratch_needed = c.scratch_needed;
-  return check_epilogue(ctx);
+  nnp_act act;
+  return check_epilogue(ctx, nnp_in(ctx, 3), &act);
 }
 
 /* y += r (the residual, or NULL), then the activation */
@@ -125,7 +125,8 @@ static nnp_status infer_fused_matmul(nnp_op_ctx *ctx) {
   const nnp_tensor *y = ctx->out[0], *bias = nnp_in(ctx, 2);
   if (!bias || bias->dtype != NNP_F32 || y->rank < 1 || nnp_tensor_numel(bias) != y->dims[y->rank - 1])
     return nnp_error(NNP_ERR_SHAPE, "FusedMatMul: the bias must be one float32 per output column");
-  return check_epilogue(ctx);
+  nnp_act act;
+  return check_epilogue(ctx, nnp_in(ctx, 3), &act);
 }
 
 static nnp_status ref_fused_matmul(nnp_op_ctx *ctx) {
@@ -147,10 +148,8 @@ static nnp_status ref_fused_matmul(nnp_op_ctx *ctx) {
  * the mean), the unfused pair's bits. */
 static nnp_status infer_fused_batch_norm(nnp_op_ctx *ctx) {
   NNP_TRY(nnp_op_batch_normalization.infer(ctx));
-  if (ctx->out[0]->dtype != NNP_F32) return nnp_error(NNP_ERR_UNSUPPORTED, "fused ops support float32 only");
   nnp_act act;
-  float lo, hi;
-  NNP_TRY(nnp_fused_activation(ctx->node, &act, &lo, &hi));
+  NNP_TRY(check_epilogue(ctx, NULL, &act)); /* no residual: input 3 is the mean */
   if (act != NNP_ACT_RELU) return nnp_error(NNP_ERR_UNSUPPORTED, "FusedBatchNorm: attribute 'activation' must be \"Relu\"");
   return NNP_OK;
 }
