@@ -278,15 +278,6 @@ void nnp_bconv_dw_row_generic(const nnp_bconv_kernel *k, const float *x, float *
   }
 }
 
-bool nnp_bconv_dw_plane_fits(const nnp_bconv_kernel *k) {
-  const nnp_conv2d_desc *d = &k->d;
-  const int64_t wp = (d->ow - 1) * d->sw + d->kw; /* the padded width the outputs read */
-  /* stride 1 only: at stride 2 the copy is four times the outputs (240ch 28 -> 14: 0.024 ms
-   * by rows, 0.041 ms by plane) */
-  return k->depthwise && d->dh == 1 && d->dw == 1 && d->kh <= 7 && d->kw <= 7 && d->sh == 1 && d->sw == 1 &&
-         wp <= NNP_BCONV_DW_PLANE_W && (d->pw > 0 || d->ph > 0) && d->oh <= NNP_BCONV_DW_PLANE_H;
-}
-
 typedef struct run_ctx {
   const nnp_bconv_kernel *k;
   const float *x, *r;
@@ -295,8 +286,6 @@ typedef struct run_ctx {
   int rows;       /* output rows per task: 2 where the AVX-512 wide tile takes two (7x7 planes) */
   int64_t rtasks; /* row tasks per group: oh / rows, rounded up */
   bool row_major; /* run_rows' tasks row outer, group inner */
-  bool dw_plane;  /* depthwise: a whole small plane per task (nnp_bconv_dw_plane_avx512) */
-  bool dw2;       /* depthwise rows in pairs (nnp_bconv_dw_rows2_avx512); rows is 2 */
   bool images_inner; /* dense, batch: group outer, image inner (a block pair's weights stay in cache) */
 } run_ctx;
 
@@ -350,9 +339,7 @@ static void run_rows(void *p, int64_t begin, int64_t end) {
     if (k->depthwise) {
       if (k->generic) nnp_bconv_dw_row_generic(k, x, y, r, gi, oh);
       else if (k->avx2) nnp_bconv_dw_row_avx2(k, x, y, r, gi, oh);
-      else if (c->dw_plane) nnp_bconv_dw_plane_avx512(k, x, y, r, gi);
-      else if (c->dw2 && oh + 1 < d->oh) nnp_bconv_dw_rows2_avx512(k, x, y, r, gi, oh);
-      else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh); /* one row, or a pair's lone last row */
+      else nnp_bconv_dw_row_avx512(k, x, y, r, gi, oh);
       continue;
     }
     const int64_t ob = gi * k->step;
@@ -381,16 +368,6 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
                .rows = 1};
   const bool avx512 = !k->generic && !k->avx2; /* the AVX-512 file's two-row and plane tasks */
   if (!k->depthwise && avx512 && (d->sw == 1 || d->sw == 2) && 2 * d->ow <= NNP_BCONV_WIDE_PX) c.rows = 2;
-  if (k->depthwise && avx512 && nnp_bconv_dw_plane_fits(k)) {
-    c.rows = (int)d->oh; /* a task per plane */
-    c.dw_plane = true;
-  } else if (k->depthwise && avx512 && d->sh == 1 && d->dh == 1 && d->dw == 1) {
-    /* two rows per task, sharing their input rows' loads: EfficientNet-Lite0's stride-1
-     * depthwise layers on 112x112 to 28x28 planes 14-22% faster; at stride 2 (7 of 10
-     * input rows for a 5x5) it measured -4% to +8%, so those keep one row */
-    c.rows = 2;
-    c.dw2 = true;
-  }
   /* A batch of a dense layer: each block pair through all the images before the next
    * pair reads the weights from memory once and each image's input once per pair; image
    * outer reads each input once and the weights once per image. The order that reads
@@ -426,8 +403,7 @@ void nnp_bconv_run(const nnp_bconv_kernel *k, const float *x, float *y, const fl
    * otherwise. Batches keep the shared counter: its chunks, image outer, already give
    * each thread whole images, and row outer measured 3% slower at batch 16. */
   const bool split_rows = d->n == 1 && !k->depthwise && !one_by_one && w_bytes < in_bytes && !k->in0;
-  c.row_major = !c.dw_plane && (k->depthwise || split_rows ||
-                                (c.rows == 1 && one_by_one && k->cb * pair_block_bytes(d) <= 32768));
+  c.row_major = k->depthwise || split_rows || (c.rows == 1 && one_by_one && k->cb * pair_block_bytes(d) <= 32768);
   /* depthwise and 1x1 layers are bound by memory: one contiguous share of the tasks per
    * thread (threadpool.h) */
   if (k->depthwise || one_by_one || split_rows) nnp_threadpool_run_homed(tp, run_rows, &c, d->n * c.groups * c.rtasks);

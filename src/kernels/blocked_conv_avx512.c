@@ -16,8 +16,9 @@
  * compile-time constants of each tile variant, so the accumulator arrays stay in
  * registers.
  *
- * Depthwise tile: per channel block, 8 pixels as 8 vectors over the block's 16 channels,
- * one FMA per pixel and tap with the tap's 16 weights. */
+ * Depthwise tiles: per channel block, 8 pixels as 8 vectors over the block's 16 channels,
+ * one FMA per pixel and tap with the tap's 16 weights; at strides 1 and 2 with 3, 5 or 7
+ * taps a row, each input vector is loaded once per row of taps (dw_regs_tile). */
 #include <immintrin.h>
 
 #include "kernels/blocked_conv_impl.h"
@@ -402,70 +403,6 @@ INLINE void dw_tile(const nnp_bconv_kernel *k, const float *x, float *y, const f
   for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
 }
 
-/* One input row's taps (weights wt for the top row's sums a0, wbt for the bottom row's
- * a1), TOP / BOTTOM / INSIDE constants of each expansion, so that every expansion is
- * straight-line code with the 16 sums in registers (tested inside the loop, the flags
- * had made the compiler keep sums on the stack); INSIDE: every pixel's taps are inside
- * the row. */
-#define DW2_ROW(TOP, BOTTOM, INSIDE)                                                              \
-  for (int64_t kw = 0; kw < d->kw; kw++) {                                                        \
-    const __m512 w0 = (TOP) ? _mm512_load_ps(wt + kw * NNP_BLOCK) : _mm512_setzero_ps();          \
-    const __m512 w1 = (BOTTOM) ? _mm512_load_ps(wbt + kw * NNP_BLOCK) : _mm512_setzero_ps();      \
-    const int64_t iw0 = ow0 * d->sw - d->pw + kw;                                                 \
-    _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) {                                        \
-      const int64_t iw = iw0 + p * d->sw;                                                         \
-      if (!(INSIDE) && (iw < 0 || iw >= d->w)) continue;                                          \
-      const __m512 v = _mm512_loadu_ps(xrow + iw * NNP_BLOCK);                                    \
-      if (TOP) a0[p] = _mm512_fmadd_ps(v, w0, a0[p]);                                             \
-      if (BOTTOM) a1[p] = _mm512_fmadd_ps(v, w1, a1[p]);                                          \
-    }                                                                                             \
-  }
-
-/* Two output rows oh, oh + 1 of a depthwise block (no dilation): input row
- * oh * sh - ph + j feeds row oh with tap row j and row oh + 1 with tap row j - sh, so the
- * input rows both use are loaded once (stride 1, 3x3: 4 input rows for 2 output rows,
- * 10 loads per 16 FMAs where the one-row tile does 9 per 8). Each accumulator sees its
- * taps in the one-row tile's order. */
-INLINE void dw_tile2(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb, int64_t oh,
-                     int64_t ow0, const int np) {
-  const nnp_conv2d_desc *d = &k->d;
-  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
-  const bool inside = ow0 * d->sw - d->pw >= 0 && (ow0 + np - 1) * d->sw - d->pw + d->kw - 1 < d->w;
-  __m512 a0[PX], a1[PX];
-#pragma GCC unroll 8
-  for (int p = 0; p < PX; p++) a0[p] = a1[p] = _mm512_setzero_ps();
-  for (int64_t j = 0; j < d->kh + d->sh; j++) {
-    const int64_t ih = oh * d->sh - d->ph + j;
-    if (ih < 0 || ih >= d->h) continue;
-    const bool top = j < d->kh, bottom = j >= d->sh && j - d->sh < d->kh; /* the rows it feeds */
-    const float *xrow = x + (cb * d->h + ih) * d->w * NNP_BLOCK;
-    const float *wt = wb + j * d->kw * NNP_BLOCK, *wbt = wb + (j - d->sh) * d->kw * NNP_BLOCK;
-    if (inside) {
-      if (top && bottom) DW2_ROW(1, 1, 1)
-      else if (top) DW2_ROW(1, 0, 1)
-      else DW2_ROW(0, 1, 1)
-    } else {
-      if (top && bottom) DW2_ROW(1, 1, 0)
-      else if (top) DW2_ROW(1, 0, 0)
-      else DW2_ROW(0, 1, 0)
-    }
-  }
-  const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK, o1 = o + d->ow * NNP_BLOCK;
-#pragma GCC unroll 8
-  for (int p = 0; p < np; p++) store_px(k, cb, a0[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
-#pragma GCC unroll 8
-  for (int p = 0; p < np; p++) store_px(k, cb, a1[p], r ? r + o1 + p * NNP_BLOCK : NULL, y + o1 + p * NNP_BLOCK);
-}
-#undef DW2_ROW
-
-#define DW2_VARIANT(NP)                                                                                         \
-  static void dw2_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,       \
-                       int64_t oh, int64_t ow0) {                                                             \
-    dw_tile2(k, x, y, r, cb, oh, ow0, NP);                                                                    \
-  }
-DW2_VARIANT(1) DW2_VARIANT(2) DW2_VARIANT(3) DW2_VARIANT(4) DW2_VARIANT(5) DW2_VARIANT(6) DW2_VARIANT(7)
-DW2_VARIANT(8)
-
 #define DW_VARIANT(NP)                                                                                          \
   static void dw_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,        \
                       int64_t oh, int64_t ow0) {                                                              \
@@ -473,23 +410,37 @@ DW2_VARIANT(8)
   }
 DW_VARIANT(1) DW_VARIANT(2) DW_VARIANT(3) DW_VARIANT(4) DW_VARIANT(5) DW_VARIANT(6) DW_VARIANT(7) DW_VARIANT(8)
 static const dense_fn dw_fns[PX] = {dw_1, dw_2, dw_3, dw_4, dw_5, dw_6, dw_7, dw_8};
-static const dense_fn dw2_fns[PX] = {dw2_1, dw2_2, dw2_3, dw2_4, dw2_5, dw2_6, dw2_7, dw2_8};
 
-/* The padded plane: rows [0, hp) of width wp (pixels), input at (ph, pw), zero around. */
-INLINE void dw_padded_tile(const nnp_bconv_kernel *k, const float *xp, int64_t wp, float *y, const float *r,
-                           int64_t cb, int64_t oh, int64_t ow0, const int np) {
+/* Depthwise at strides SW of 1 or 2, no dilation, KW taps wide: each input row's
+ * (np - 1) * SW + KW vectors are loaded once (zero where they fall in the padding) and
+ * serve all KW taps of the row from registers, reading X in place. dw_tile loads each
+ * vector once per tap, and the earlier padded-plane and two-row tiles also copied the
+ * plane or spent their loads on a second row's sums; this one measured 17-33% faster on
+ * MobileNet's and EfficientNet's layers (docs/kernels.md). Each sum sees its taps in
+ * dw_tile's order; a tap in the padding adds 0 * w where dw_tile skips it. */
+INLINE void dw_regs_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
+                         int64_t oh, int64_t ow0, const int np, const int KW, const int SW) {
   const nnp_conv2d_desc *d = &k->d;
-  const float *wb = k->w + cb * d->kh * d->kw * NNP_BLOCK;
+  const float *wb = k->w + cb * d->kh * KW * NNP_BLOCK;
+  const int64_t iw0 = ow0 * SW - d->pw;
+  const int nv = (np - 1) * SW + KW; /* the input vectors a tap row reads */
+  const bool inside = iw0 >= 0 && iw0 + nv <= d->w;
   __m512 a[PX];
 #pragma GCC unroll 8
   for (int p = 0; p < PX; p++) a[p] = _mm512_setzero_ps();
   for (int64_t kh = 0; kh < d->kh; kh++) {
-    const float *xrow = xp + (oh * d->sh + kh) * wp * NNP_BLOCK;
-    for (int64_t kw = 0; kw < d->kw; kw++) {
-      const __m512 wv = _mm512_load_ps(wb + (kh * d->kw + kw) * NNP_BLOCK);
-      const float *xs = xrow + (ow0 * d->sw + kw) * NNP_BLOCK;
+    const int64_t ih = oh * d->sh - d->ph + kh;
+    if (ih < 0 || ih >= d->h) continue;
+    const float *xs = x + ((cb * d->h + ih) * d->w + iw0) * NNP_BLOCK, *wr = wb + kh * KW * NNP_BLOCK;
+    __m512 v[(PX - 1) * 2 + 7];
+#pragma GCC unroll 21
+    for (int q = 0; q < nv; q++)
+      v[q] = inside || (iw0 + q >= 0 && iw0 + q < d->w) ? _mm512_loadu_ps(xs + q * NNP_BLOCK) : _mm512_setzero_ps();
+#pragma GCC unroll 7
+    for (int t = 0; t < KW; t++) {
+      const __m512 wv = _mm512_load_ps(wr + t * NNP_BLOCK);
 #pragma GCC unroll 8
-      for (int p = 0; p < np; p++) a[p] = _mm512_fmadd_ps(_mm512_load_ps(xs + p * d->sw * NNP_BLOCK), wv, a[p]);
+      for (int p = 0; p < np; p++) a[p] = _mm512_fmadd_ps(v[p * SW + t], wv, a[p]);
     }
   }
   const int64_t o = ((cb * d->oh + oh) * d->ow + ow0) * NNP_BLOCK;
@@ -497,57 +448,34 @@ INLINE void dw_padded_tile(const nnp_bconv_kernel *k, const float *xp, int64_t w
   for (int p = 0; p < np; p++) store_px(k, cb, a[p], r ? r + o + p * NNP_BLOCK : NULL, y + o + p * NNP_BLOCK);
 }
 
-typedef void (*dw_padded_fn)(const nnp_bconv_kernel *, const float *, int64_t, float *, const float *, int64_t,
-                             int64_t, int64_t);
-#define DW_PADDED_VARIANT(NP)                                                                                   \
-  static void dw_padded_##NP(const nnp_bconv_kernel *k, const float *xp, int64_t wp, float *y, const float *r, \
-                             int64_t cb, int64_t oh, int64_t ow0) {                                           \
-    dw_padded_tile(k, xp, wp, y, r, cb, oh, ow0, NP);                                                         \
+#define DW_REGS_VARIANT(NP, KW, SW)                                                                             \
+  static void dw_regs_##SW##_##KW##_##NP(const nnp_bconv_kernel *k, const float *x, float *y, const float *r,  \
+                                         int64_t cb, int64_t oh, int64_t ow0) {                               \
+    dw_regs_tile(k, x, y, r, cb, oh, ow0, NP, KW, SW);                                                        \
   }
-DW_PADDED_VARIANT(1) DW_PADDED_VARIANT(2) DW_PADDED_VARIANT(3) DW_PADDED_VARIANT(4) DW_PADDED_VARIANT(5)
-DW_PADDED_VARIANT(6) DW_PADDED_VARIANT(7) DW_PADDED_VARIANT(8)
-static const dw_padded_fn dw_padded_fns[PX] = {dw_padded_1, dw_padded_2, dw_padded_3, dw_padded_4,
-                                               dw_padded_5, dw_padded_6, dw_padded_7, dw_padded_8};
-
-void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
-  const nnp_conv2d_desc *d = &k->d;
-  /* what the outputs read: (oh-1)*sh + kh rows, (ow-1)*sw + kw columns (nnp_bconv_dw_plane_fits:
-   * oh <= NNP_BCONV_DW_PLANE_H, sh = 1, kh <= 7, wp <= NNP_BCONV_DW_PLANE_W: at most 44 KB) */
-  const int64_t hp = (d->oh - 1) * d->sh + d->kh, wp = (d->ow - 1) * d->sw + d->kw;
-  float xp[(NNP_BCONV_DW_PLANE_H - 1 + 7) * NNP_BCONV_DW_PLANE_W * NNP_BLOCK] __attribute__((aligned(64)));
-  const __m512 z = _mm512_setzero_ps();
-  for (int64_t i = 0; i < hp; i++) {
-    const int64_t ih = i - d->ph;
-    float *row = xp + i * wp * NNP_BLOCK;
-    const bool in_row = ih >= 0 && ih < d->h;
-    const float *src = in_row ? x + (cb * d->h + ih) * d->w * NNP_BLOCK : NULL;
-    for (int64_t j = 0; j < wp; j++) {
-      const int64_t iw = j - d->pw;
-      _mm512_store_ps(row + j * NNP_BLOCK, in_row && iw >= 0 && iw < d->w ? _mm512_loadu_ps(src + iw * NNP_BLOCK) : z);
-    }
-  }
-  for (int64_t oh = 0; oh < d->oh; oh++)
-    for (int64_t ow0 = 0; ow0 < d->ow; ow0 += PX) {
-      const int np = d->ow - ow0 < PX ? (int)(d->ow - ow0) : PX;
-      dw_padded_fns[np - 1](k, xp, wp, y, r, cb, oh, ow0);
-    }
-}
+#define DW_REGS_VARIANTS(KW, SW)                                                                                \
+  DW_REGS_VARIANT(1, KW, SW) DW_REGS_VARIANT(2, KW, SW) DW_REGS_VARIANT(3, KW, SW) DW_REGS_VARIANT(4, KW, SW)  \
+  DW_REGS_VARIANT(5, KW, SW) DW_REGS_VARIANT(6, KW, SW) DW_REGS_VARIANT(7, KW, SW) DW_REGS_VARIANT(8, KW, SW)
+#define DW_REGS_TABLE(KW, SW)                                                                                   \
+  {dw_regs_##SW##_##KW##_1, dw_regs_##SW##_##KW##_2, dw_regs_##SW##_##KW##_3, dw_regs_##SW##_##KW##_4,          \
+   dw_regs_##SW##_##KW##_5, dw_regs_##SW##_##KW##_6, dw_regs_##SW##_##KW##_7, dw_regs_##SW##_##KW##_8}
+DW_REGS_VARIANTS(3, 1) DW_REGS_VARIANTS(5, 1) DW_REGS_VARIANTS(7, 1)
+DW_REGS_VARIANTS(3, 2) DW_REGS_VARIANTS(5, 2) DW_REGS_VARIANTS(7, 2)
+/* [stride - 1][(kw - 3) / 2][pixels - 1] */
+static const dense_fn dw_regs_fns[2][3][PX] = {{DW_REGS_TABLE(3, 1), DW_REGS_TABLE(5, 1), DW_REGS_TABLE(7, 1)},
+                                               {DW_REGS_TABLE(3, 2), DW_REGS_TABLE(5, 2), DW_REGS_TABLE(7, 2)}};
 
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {
-  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
-    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
-    dw_fns[np - 1](k, x, y, r, cb, oh, ow0);
+  const nnp_conv2d_desc *d = &k->d;
+  const bool regs = (d->sw == 1 || d->sw == 2) && d->dh == 1 && d->dw == 1 && (d->kw == 3 || d->kw == 5 || d->kw == 7);
+  const dense_fn *fns = regs ? dw_regs_fns[d->sw - 1][(d->kw - 3) / 2] : dw_fns; /* dw_fns: any other shape */
+  for (int64_t ow0 = 0; ow0 < d->ow; ow0 += PX) {
+    const int np = d->ow - ow0 < PX ? (int)(d->ow - ow0) : PX;
+    fns[np - 1](k, x, y, r, cb, oh, ow0);
   }
 }
 
-void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
-                               int64_t oh) {
-  for (int64_t ow0 = 0; ow0 < k->d.ow; ow0 += PX) {
-    const int np = k->d.ow - ow0 < PX ? (int)(k->d.ow - ow0) : PX;
-    dw2_fns[np - 1](k, x, y, r, cb, oh, ow0);
-  }
-}
 #else
 /* Built without AVX-512 support in the compiler: never selected (see kernels/cpu.c). */
 void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
@@ -558,13 +486,6 @@ void nnp_bconv_dense_row_avx512(const nnp_bconv_kernel *k, const float *x, float
 void nnp_bconv_dw_row_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
                              int64_t oh) {
   nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
-}
-void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb) {
-  for (int64_t oh = 0; oh < k->d.oh; oh++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh);
-}
-void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
-                               int64_t oh) {
-  for (int64_t q = 0; q < 2; q++) nnp_bconv_dw_row_generic(k, x, y, r, cb, oh + q);
 }
 void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                   int nb, int64_t oh0, int64_t oh1) {

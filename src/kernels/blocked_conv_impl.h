@@ -46,16 +46,6 @@ void nnp_bconv_dw_row_avx2(const nnp_bconv_kernel *k, const float *x, float *y, 
  * (blocked_conv_avx2.c). */
 void nnp_to_blocked_avx2(const float *planes, int64_t hw, float *blk, int64_t p0, int64_t p1);
 void nnp_from_blocked_avx2(const float *blk, int64_t hw, float *planes, int64_t p0, int64_t p1);
-/* Output rows oh and oh + 1 (both < d.oh) of channel block cb, no dilation. */
-void nnp_bconv_dw_rows2_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
-                               int64_t oh);
-/* Small depthwise planes (padded width at most NNP_BCONV_DW_PLANE_W, at most
- * NNP_BCONV_DW_PLANE_H output rows, stride 1, kernels up to 7x7, no dilation): the whole plane of channel block cb as one task, from a copy of
- * the plane inside its zero padding, so that no tap needs a per-pixel bounds test (on a
- * 7-wide row with a 5x5 kernel, 4 of 5 taps had one). */
-#define NNP_BCONV_DW_PLANE_W 32
-#define NNP_BCONV_DW_PLANE_H 16
-bool nnp_bconv_dw_plane_fits(const nnp_bconv_kernel *k);
 /* Dense layers on planes at most NNP_BCONV_WIDE_PX wide, strides 1 and 2, more input
  * blocks than one chunk (k->chunk, set at prepare): output rows [oh0, oh1) of output
  * blocks [ob, ob + nb), the input channels in chunks whose weights stay in L1 across the
@@ -65,6 +55,5 @@ bool nnp_bconv_dw_plane_fits(const nnp_bconv_kernel *k);
 #define NNP_BCONV_PLANE_TILES 4
 void nnp_bconv_dense_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t ob,
                                   int nb, int64_t oh0, int64_t oh1);
-void nnp_bconv_dw_plane_avx512(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb);
 
 #endif

@@ -211,11 +211,19 @@ int main(void) {
       {.n = 2, .c = 40, .h = 13, .w = 11, .m = 36, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 200, .h = 27, .w = 27, .m = 20, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 34, .h = 18, .w = 17, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
-      /* stride-1 depthwise rows in pairs (planes wider than the padded-copy path): an odd
-       * row count (a lone last row), 3x3 and 5x5, no padding, batch 2 */
+      /* depthwise rows with taps from registers (dw_regs_tile): 3, 5 and 7 taps at strides
+       * 1 and 2, rows of 1, 7, 8, 9 and 37 pixels (ragged last tiles), no padding and
+       * padding on one side only, a stride of 2 down and 1 across, batch 2 */
       {.n = 1, .c = 40, .h = 23, .w = 37, .m = 40, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 40},
       {.n = 2, .c = 24, .h = 20, .w = 35, .m = 24, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 24},
       {.n = 1, .c = 17, .h = 9, .w = 40, .m = 17, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 17},
+      {.n = 1, .c = 20, .h = 14, .w = 14, .m = 20, .kh = 7, .kw = 7, .sh = 1, .sw = 1, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 20},
+      {.n = 2, .c = 33, .h = 15, .w = 17, .m = 33, .kh = 7, .kw = 7, .sh = 2, .sw = 2, .ph = 3, .pw = 3, .dh = 1, .dw = 1, .group = 33},
+      {.n = 1, .c = 48, .h = 17, .w = 19, .m = 48, .kh = 5, .kw = 5, .sh = 2, .sw = 2, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 48},
+      {.n = 1, .c = 32, .h = 16, .w = 17, .m = 32, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 32},
+      {.n = 1, .c = 16, .h = 9, .w = 9, .m = 16, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 0, .dh = 1, .dw = 1, .group = 16},
+      {.n = 1, .c = 18, .h = 12, .w = 8, .m = 18, .kh = 5, .kw = 3, .sh = 2, .sw = 1, .ph = 2, .pw = 1, .dh = 1, .dw = 1, .group = 18},
+      {.n = 1, .c = 24, .h = 5, .w = 3, .m = 24, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 24},
       /* Winograd F(2x2, 3x3) (3x3, stride 1, planes at least 14 wide): full and ragged
        * channel blocks, an odd number of output blocks, odd planes (half-used last tile
        * row and column), no padding, padding on one axis only, batch 2, 28x28, ... */
