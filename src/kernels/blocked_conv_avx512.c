@@ -449,7 +449,7 @@ static const dense_fn dw_fns[PX] = {dw_1, dw_2, dw_3, dw_4, dw_5, dw_6, dw_7, dw
  * (np - 1) * SW + KW vectors are loaded once (zero where they fall in the padding) and
  * serve all KW taps of the row from registers, reading X in place. dw_tile loads each
  * vector once per tap, and the earlier padded-plane and two-row tiles also copied the
- * plane or spent their loads on a second row's sums; this one measured 17-33% faster on
+ * plane or spent their loads on a second row's sums; this one measured 16-35% faster on
  * MobileNet's and EfficientNet's layers (docs/kernels.md). Each sum sees its taps in
  * dw_tile's order; a tap in the padding adds 0 * w where dw_tile skips it. */
 INLINE void dw_regs_tile(const nnp_bconv_kernel *k, const float *x, float *y, const float *r, int64_t cb,
