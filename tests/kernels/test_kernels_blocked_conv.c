@@ -212,8 +212,9 @@ int main(void) {
       {.n = 1, .c = 200, .h = 27, .w = 27, .m = 20, .kh = 1, .kw = 1, .sh = 2, .sw = 2, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 1},
       {.n = 1, .c = 34, .h = 18, .w = 17, .m = 48, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 1},
       /* depthwise rows with taps from registers (dw_regs_tile): 3, 5 and 7 taps at strides
-       * 1 and 2, rows of 1, 7, 8, 9 and 37 pixels (ragged last tiles), no padding and
-       * padding on one side only, a stride of 2 down and 1 across, batch 2 */
+       * 1 and 2, output rows of 2, 7, 8, 9, 10, 14 and 35 to 38 pixels (ragged last
+       * tiles), no padding and padding on one side only, a stride of 2 down and 1 across,
+       * batch 2 */
       {.n = 1, .c = 40, .h = 23, .w = 37, .m = 40, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 1, .pw = 1, .dh = 1, .dw = 1, .group = 40},
       {.n = 2, .c = 24, .h = 20, .w = 35, .m = 24, .kh = 5, .kw = 5, .sh = 1, .sw = 1, .ph = 2, .pw = 2, .dh = 1, .dw = 1, .group = 24},
       {.n = 1, .c = 17, .h = 9, .w = 40, .m = 17, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .dh = 1, .dw = 1, .group = 17},
